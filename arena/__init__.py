@@ -1,0 +1,3 @@
+"""Arena: a tournament runner for bot competitions."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,41 @@
+"""Rules engines, found through the ``arena.games`` entry point group.
+
+Every game, the built-in ones included, is registered as an entry point whose object is a
+:class:`~arena.games.base.Game` instance, so a game shipped in another package plugs in by
+declaring ``[project.entry-points."arena.games"] my_game = "my_pkg:GAME"``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.metadata import entry_points
+
+from .base import Game
+
+
+class UnknownGame(LookupError):
+    """A game id that no installed entry point provides."""
+
+
+@cache
+def available_games() -> dict[str, Game]:
+    """Installed games by id, sorted by id."""
+    games: dict[str, Game] = {}
+    for ep in sorted(entry_points(group="arena.games"), key=lambda e: e.name):
+        game = ep.load()
+        if not isinstance(game, Game):
+            raise TypeError(f"entry point {ep.name!r} ({ep.value}) is not an arena Game instance")
+        if game.id != ep.name:
+            raise TypeError(f"entry point {ep.name!r} provides a game whose id is {game.id!r}")
+        games[game.id] = game
+    return games
+
+
+def load_game(game_id: str) -> Game:
+    """The installed game with this id; UnknownGame (naming the known ids) otherwise."""
+    games = available_games()
+    try:
+        return games[game_id]
+    except KeyError:
+        known = ", ".join(games) or "none installed"
+        raise UnknownGame(f"unknown game {game_id!r} (known games: {known})") from None

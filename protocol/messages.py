@@ -1,0 +1,153 @@
+"""Protocol v1 message shapes: builders for what the referee sends, checks for what bots send.
+
+Bot messages are untrusted: :func:`check_bot_message` verifies the ``v`` and ``type`` fields and
+every field of the type (presence and exact type; ``bool`` is not an int; ``bin`` is not a str).
+Unknown fields are ignored, for forward compatibility. The normative description is PROTOCOL.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .codec import PROTOCOL_VERSION, ProtocolError
+
+ERROR_CODES = (
+    "version_mismatch",
+    "bad_token",
+    "malformed",
+    "bad_field",
+    "unknown_type",
+    "too_large",
+    "stale_seq",
+    "unexpected",
+    "illegal_action",
+    "timeout",
+    "bank_exhausted",
+    "crashed",
+    "oom",
+    "internal",
+)
+
+MAX_NAME_LEN = 64
+MAX_INFO_LEN = 1024
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+# type -> {field: (python type, required)}
+_BOT_FIELDS: dict[str, dict[str, tuple[type, bool]]] = {
+    "hello": {
+        "versions": (list, True),
+        "token": (str, True),
+        "name": (str, True),
+        "bot_version": (str, False),
+        "lang": (str, False),
+    },
+    "action": {"seq": (int, True), "choice": (int, True), "info": (str, False)},
+    "error": {"code": (str, True), "message": (str, False)},
+}
+
+
+def _fail(message: str) -> ProtocolError:
+    return ProtocolError("bad_field", message)
+
+
+def _check_field(kind: str, name: str, value: Any, expected: type) -> None:
+    if expected is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _fail(f"{kind}.{name} must be an integer, got {type(value).__name__}")
+        if not _INT64[0] <= value <= _INT64[1]:
+            raise _fail(f"{kind}.{name} is out of the int64 range")
+    elif not isinstance(value, expected):
+        raise _fail(f"{kind}.{name} must be a {expected.__name__}, got {type(value).__name__}")
+
+
+def check_bot_message(msg: dict[str, Any]) -> dict[str, Any]:
+    """Validate a decoded bot message; return it, or raise ProtocolError with the error code."""
+    if "v" not in msg:
+        raise _fail("message has no 'v' field")
+    _check_field("message", "v", msg["v"], int)
+    kind = msg.get("type")
+    if not isinstance(kind, str):
+        raise _fail("message has no string 'type' field")
+    fields = _BOT_FIELDS.get(kind)
+    if fields is None:
+        raise ProtocolError("unknown_type", f"unknown message type {kind[:40]!r}")
+    for name, (expected, required) in fields.items():
+        if name not in msg:
+            if required:
+                raise _fail(f"{kind} has no {name!r} field")
+            continue
+        _check_field(kind, name, msg[name], expected)
+    if kind == "hello":
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in msg["versions"]):
+            raise _fail("hello.versions must be a list of integers")
+        if len(msg["name"]) > MAX_NAME_LEN:
+            raise _fail(f"hello.name is longer than {MAX_NAME_LEN} characters")
+    return msg
+
+
+def hello(token: str, name: str, lang: str = "python", bot_version: str = "") -> dict[str, Any]:
+    msg = {"v": PROTOCOL_VERSION, "type": "hello", "versions": [PROTOCOL_VERSION]}
+    msg.update(token=token, name=name[:MAX_NAME_LEN], lang=lang)
+    if bot_version:
+        msg["bot_version"] = bot_version
+    return msg
+
+
+def action(seq: int, choice: int, info: str = "") -> dict[str, Any]:
+    msg: dict[str, Any] = {"v": PROTOCOL_VERSION, "type": "action", "seq": seq, "choice": choice}
+    if info:
+        msg["info"] = info[:MAX_INFO_LEN]
+    return msg
+
+
+def welcome(
+    match: str, seat: int, players: int, game: dict[str, Any], limits: dict[str, int]
+) -> dict[str, Any]:
+    return {
+        "v": PROTOCOL_VERSION,
+        "type": "welcome",
+        "match": match,
+        "seat": seat,
+        "players": players,
+        "game": game,
+        "limits": limits,
+    }
+
+
+def turn(
+    seq: int,
+    kind: str,
+    prompt: str,
+    options: list[dict[str, Any]],
+    view: dict[str, Any],
+    events: list[dict[str, Any]],
+    clock: dict[str, int],
+) -> dict[str, Any]:
+    return {
+        "v": PROTOCOL_VERSION,
+        "type": "turn",
+        "seq": seq,
+        "kind": kind,
+        "prompt": prompt,
+        "options": options,
+        "view": view,
+        "events": events,
+        "clock": clock,
+    }
+
+
+def game_over(
+    outcome: dict[str, Any], status: str, view: dict[str, Any], events: list[dict[str, Any]]
+) -> dict[str, Any]:
+    return {
+        "v": PROTOCOL_VERSION,
+        "type": "game_over",
+        "outcome": outcome,
+        "you": {"status": status},
+        "view": view,
+        "events": events,
+    }
+
+
+def error(code: str, message: str, fatal: bool) -> dict[str, Any]:
+    return {"v": PROTOCOL_VERSION, "type": "error", "code": code, "message": message, "fatal": fatal}

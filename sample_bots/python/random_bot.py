@@ -1,0 +1,31 @@
+"""Plays any Arena game by picking a uniformly random option, seeded for reproducibility.
+
+Usage: python sample_bots/python/random_bot.py [--seed N]
+The random stream is seeded from N and the seat, so a replayed match makes the same choices.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+
+from protocol.bot import Bot, Turn, Welcome, run
+
+
+class RandomBot(Bot):
+    def __init__(self, seed: int = 0) -> None:
+        self.base_seed = seed
+        self.rng = random.Random(seed)
+
+    def on_welcome(self, welcome: Welcome) -> None:
+        super().on_welcome(welcome)
+        self.rng = random.Random(f"{self.base_seed}/{welcome.seat}")
+
+    def choose(self, turn: Turn) -> int:
+        return self.rng.randrange(len(turn.options))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=0)
+    run(RandomBot(parser.parse_args().seed))
