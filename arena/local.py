@@ -45,10 +45,16 @@ def play_local(
         seat = decision.seat
         events, cursors[seat] = state.events_since(seat, cursors[seat])
         msg = messages.turn(
-            seq, decision.kind, decision.prompt, list(decision.options), state.view(seat), events, {}
+            seq,
+            decision.kind,
+            decision.prompt,
+            list(decision.options),
+            state.view(seat),
+            events,
+            {},
         )
         state.act(seat, bots[seat].choose(turn_from_message(msg)))
     outcome = state.outcome().as_dict()
-    for seat, bot in enumerate(bots):
+    for bot in bots:
         bot.on_game_over(outcome, "ok")
     return state

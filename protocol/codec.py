@@ -51,7 +51,8 @@ def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
         # Covers bad bytes, truncation, trailing data, invalid UTF-8, ext types, over-long
         # containers and C-level stack exhaustion (all ValueError subclasses in msgpack).
-        raise ProtocolError("malformed", f"not a valid msgpack message: {exc}") from None
+        why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        raise ProtocolError("malformed", f"not a valid msgpack message ({why})") from None
     check_shape(obj)
     return obj
 

@@ -150,4 +150,10 @@ def game_over(
 
 
 def error(code: str, message: str, fatal: bool) -> dict[str, Any]:
-    return {"v": PROTOCOL_VERSION, "type": "error", "code": code, "message": message, "fatal": fatal}
+    return {
+        "v": PROTOCOL_VERSION,
+        "type": "error",
+        "code": code,
+        "message": message,
+        "fatal": fatal,
+    }

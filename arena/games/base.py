@@ -249,6 +249,10 @@ class State(ABC):
     def is_over(self) -> bool:
         return not self.pending()
 
+    def event_count(self) -> int:
+        """How many events the omniscient log holds; engines with an EventLog return its length."""
+        return len(self.event_log())
+
     def clone(self) -> State:
         """An independent copy (search bots and tests explore from it)."""
         return copy.deepcopy(self)
@@ -304,7 +308,8 @@ class Game(ABC):
     def check_players(self, players: int) -> None:
         if not self.min_players <= players <= self.max_players:
             raise OptionError(
-                f"{self.title} takes {self.min_players} to {self.max_players} players, got {players}"
+                f"{self.title} takes {self.min_players} to {self.max_players} players, "
+                f"got {players}"
             )
 
     def new(self, players: int, seed: int, options: Mapping[str, Any] | None = None) -> State:

@@ -146,7 +146,7 @@ def digest_in_subprocess(
 def check_cross_process_determinism(
     game: Game, players: int, seed: int, options: Mapping[str, Any] | None = None
 ) -> None:
-    """Same seed and answers: identical digests here and in two interpreters with other hash seeds."""
+    """Same seed and answers: identical digests here and in interpreters with other hash seeds."""
     state, answers = random_answers(game, players, seed, options, policy_seed=seed)
     local = digest(state)
     assert digest(replay(game, players, seed, answers, options)) == local

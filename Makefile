@@ -1,0 +1,34 @@
+# The two commands of the README. Both create .venv when it is missing and (re)install the
+# project into it whenever pyproject.toml changes.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet --editable '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/arena play happy_mochi --seed 7 \
+		--bot "greedy=python sample_bots/python/mochi_greedy.py" \
+		--bot "random-1=python sample_bots/python/random_bot.py --seed 1" \
+		--bot "random-2=python sample_bots/python/random_bot.py --seed 2"
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: $(STAMP)
+	$(PY) bench/engines.py
+	$(PY) bench/transport.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache replays

@@ -1,0 +1,144 @@
+"""The ``arena`` command line: thin wrappers that parse, call the library and print.
+
+Every user error (unknown game, bad option, a bot command that cannot run, a broken replay)
+ends with one line on stderr naming the problem and exit code 2; a voided match exits 1.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from tabulate import tabulate
+
+from .bots import BotCommandError, parse_bot, unique_names
+from .games import UnknownGame, available_games, load_game
+from .games.base import OptionError
+from .referee import Limits, MatchResult, default_match_id, play_match
+from .replay import ReplayError, describe, read, verify
+
+app = typer.Typer(
+    help="Arena: run bot matches and ladders for table games.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+replay_app = typer.Typer(help="Inspect and verify replay files.", no_args_is_help=True)
+app.add_typer(replay_app, name="replay")
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"arena: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def parse_options(items: list[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            fail(f"--option {item!r} must be KEY=VALUE")
+        options[key.strip()] = value.strip()
+    return options
+
+
+@app.command()
+def games(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List the installed games: id, title, player range and options."""
+    rows = []
+    for game in available_games().values():
+        rows.append(
+            {
+                "id": game.id,
+                "title": game.title,
+                "players": f"{game.min_players}-{game.max_players}",
+                "options": [spec.describe() for spec in game.options],
+            }
+        )
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = [[r["id"], r["title"], r["players"], "\n".join(r["options"]) or "-"] for r in rows]
+    typer.echo(tabulate(table, headers=["id", "title", "players", "options"], tablefmt="simple"))
+
+
+def result_table(result: MatchResult) -> str:
+    rows = []
+    for s in result.seats:
+        status = s.status if not s.detail else f"{s.status}: {s.detail}"
+        rows.append([s.seat, s.name, s.score, s.rank + 1, status])
+    return tabulate(rows, headers=["seat", "bot", "score", "rank", "status"], tablefmt="simple")
+
+
+@app.command()
+def play(
+    game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `arena games`).")],
+    bot: Annotated[
+        list[str], typer.Option("--bot", help="Bot command, or NAME=COMMAND; once per seat.")
+    ],
+    seed: Annotated[int, typer.Option(help="Seed of the deal.")] = 0,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", help="Game option KEY=VALUE (repeatable).")
+    ] = None,
+    replay: Annotated[
+        Path | None,
+        typer.Option(help="Replay file to write [default: replays/GAME-SEED-MATCH.json]."),
+    ] = None,
+    move_ms: Annotated[int, typer.Option(help="Time per decision (ms).")] = Limits.move_ms,
+    bank_ms: Annotated[int, typer.Option(help="Overage bank per seat (ms).")] = Limits.bank_ms,
+    init_ms: Annotated[int, typer.Option(help="Time to say hello (ms).")] = Limits.init_ms,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Play one match between bots and print each seat's score, rank and status.
+
+    Ranks are shown from 1 (best) in the table; in JSON, ``rank`` counts from 0 as in the
+    protocol. Python bots (``python x.py``, ``python3 x.py`` or a bare ``x.py``) run with the
+    interpreter Arena runs under.
+    """
+    try:
+        game = load_game(game_id)
+        options = game.resolve_options(parse_options(option or []), len(bot))
+        specs = unique_names([parse_bot(text) for text in bot])
+        for spec in specs:
+            spec.check()
+    except (UnknownGame, OptionError, BotCommandError) as exc:
+        fail(str(exc))
+    limits = Limits(init_ms=init_ms, move_ms=move_ms, bank_ms=bank_ms)
+    match_id = default_match_id(game.id, seed, [s.name for s in specs], options)
+    path = replay or Path("replays") / f"{game.id}-{seed}-{match_id[:8]}.json"
+    result = play_match(game, specs, seed, options, limits, replay_path=path, match_id=match_id)
+    if as_json:
+        typer.echo(json.dumps(result.as_dict(), indent=2))
+    else:
+        typer.echo(result_table(result))
+        if result.replay_path:
+            typer.echo(f"replay: {result.replay_path}")
+    if result.void:
+        fail(f"match void: {result.void}", code=1)
+
+
+def _load(path: Path) -> dict:
+    try:
+        return read(path)
+    except ReplayError as exc:
+        fail(str(exc))
+
+
+@replay_app.command("show")
+def replay_show(path: Annotated[Path, typer.Argument(help="Replay file.")]) -> None:
+    """A readable account of a match, decision by decision."""
+    for line in describe(_load(path)):
+        typer.echo(line)
+
+
+@replay_app.command("verify")
+def replay_verify(path: Annotated[Path, typer.Argument(help="Replay file.")]) -> None:
+    """Re-simulate the recorded answers; exit 0 only if events and outcome match."""
+    verdict = verify(_load(path))
+    if not verdict.ok:
+        fail(f"{path}: replay does not verify: {verdict.message}", code=1)
+    typer.echo(f"{path}: ok ({verdict.message})")

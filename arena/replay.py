@@ -1,0 +1,229 @@
+"""Replay files: what a match was, decision by decision, and its verification by re-simulation.
+
+A replay is one JSON document (``.json``, or gzip-compressed when the name ends in ``.gz``):
+
+* ``format``/``format_version``: ``"arena-replay"``, 1;
+* ``match``, ``game`` {``id``, ``version``, ``options``}, ``seed``, ``players`` [{``seat``,
+  ``name``, ``command``}], ``limits``;
+* ``decisions``: every answer applied, in order: ``seat``, ``kind``, ``choice`` (index),
+  ``option`` (the option chosen), ``by`` (``bot``, ``auto`` for a single-option decision,
+  ``substitute`` for a forfeited seat), ``ms`` (the bot's thinking time) and ``events`` (the
+  length of the event log when the answer was applied: the events from there to the next
+  decision's mark are what this answer caused);
+* ``events``: the omniscient event log (each entry: ``event``, and ``only``/``private`` where
+  the event is not fully public);
+* ``outcome``: the game's own outcome; ``result``: per seat rank, status and fault detail;
+* ``timing``: wall-clock facts, the only part that differs between two plays of one match.
+
+``verify`` replays the recorded answers on a fresh engine and compares event log and outcome.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .games import load_game
+
+if TYPE_CHECKING:
+    from .games.base import State
+    from .referee import MatchResult, Referee
+
+FORMAT = "arena-replay"
+FORMAT_VERSION = 1
+TIMING_FIELDS = ("timing",)
+
+
+class ReplayError(ValueError):
+    """A replay file that cannot be read or does not have the expected shape."""
+
+
+def build(referee: Referee, state: State, result: MatchResult) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "match": referee.match_id,
+        "game": {
+            "id": referee.game.id,
+            "version": referee.game.version,
+            "options": referee.options,
+        },
+        "seed": referee.seed,
+        "players": [
+            {"seat": i, "name": b.name, "command": list(b.command)}
+            for i, b in enumerate(referee.bots)
+        ],
+        "limits": referee.limits.as_dict(),
+        "decisions": referee.records,
+        "events": state.event_log(),
+        "outcome": state.outcome().as_dict(),
+        "result": [
+            {"seat": s.seat, "rank": s.rank, "status": s.status, "detail": s.detail}
+            for s in result.seats
+        ],
+        "sandbox": result.sandbox,
+        "timing": {"duration_ms": result.duration_ms},
+    }
+
+
+def write(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, separators=(",", ":"), sort_keys=False)
+    if path.name.endswith(".gz"):
+        path.write_bytes(gzip.compress(text.encode(), mtime=0))
+    else:
+        path.write_text(text + "\n")
+
+
+_REQUIRED = {
+    "match": str,
+    "game": dict,
+    "seed": int,
+    "players": list,
+    "decisions": list,
+    "events": list,
+    "outcome": dict,
+    "result": list,
+}
+
+
+def read(path: Path) -> dict[str, Any]:
+    """Load and shape-check a replay; ReplayError says what is wrong and where."""
+    try:
+        raw = path.read_bytes()
+        if path.name.endswith(".gz"):
+            raw = gzip.decompress(raw)
+        data = json.loads(raw)
+    except FileNotFoundError:
+        raise ReplayError(f"{path}: no such file") from None
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReplayError(f"{path}: not a readable replay ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ReplayError(f"{path}: not an arena replay (no 'format': {FORMAT!r})")
+    if data.get("format_version") != FORMAT_VERSION:
+        raise ReplayError(f"{path}: replay format version {data.get('format_version')!r} unknown")
+    for key, kind in _REQUIRED.items():
+        if not isinstance(data.get(key), kind):
+            raise ReplayError(f"{path}: field {key!r} missing or not a {kind.__name__}")
+    for i, record in enumerate(data["decisions"]):
+        if not (
+            isinstance(record, dict)
+            and isinstance(record.get("seat"), int)
+            and isinstance(record.get("choice"), int)
+        ):
+            raise ReplayError(f"{path}: decision {i} lacks an integer 'seat' or 'choice'")
+    return data
+
+
+def _plain(value: Any) -> Any:
+    """What a value becomes after a JSON round trip (tuples to lists, int keys to strings)."""
+    return json.loads(json.dumps(value))
+
+
+@dataclass
+class Verification:
+    ok: bool
+    message: str
+
+
+def verify(data: dict[str, Any]) -> Verification:
+    """Re-simulate the recorded answers and compare; never raises for a bad replay."""
+    game_info = data["game"]
+    try:
+        game = load_game(game_info.get("id", ""))
+    except LookupError as exc:
+        return Verification(False, str(exc))
+    if game_info.get("version") != game.version:
+        return Verification(
+            False, f"replay is of {game.id} {game_info.get('version')}, engine is {game.version}"
+        )
+    try:
+        state = game.new(len(data["players"]), data["seed"], game_info.get("options"))
+        for i, record in enumerate(data["decisions"]):
+            pending = {d.seat: d for d in state.pending()}
+            decision = pending.get(record["seat"])
+            if decision is None or decision.kind != record.get("kind"):
+                return Verification(False, f"decision {i}: seat {record['seat']} was not asked")
+            if not 0 <= record["choice"] < len(decision.options):
+                return Verification(False, f"decision {i}: choice {record['choice']} out of range")
+            if (
+                "option" in record
+                and _plain(decision.options[record["choice"]]) != record["option"]
+            ):
+                return Verification(False, f"decision {i}: the option chosen differs")
+            state.act(record["seat"], record["choice"])
+    except Exception as exc:  # a corrupt replay must give a verdict, not a traceback
+        return Verification(False, f"re-simulation failed: {type(exc).__name__}: {exc}")
+    if state.pending():
+        return Verification(False, "the recorded answers end before the game does")
+    events = _plain(state.event_log())
+    if events != data["events"]:
+        first = next(
+            (i for i, (a, b) in enumerate(zip(events, data["events"], strict=False)) if a != b),
+            min(len(events), len(data["events"])),
+        )
+        return Verification(False, f"event log differs from event {first} on")
+    if _plain(state.outcome().as_dict()) != data["outcome"]:
+        return Verification(False, "outcome differs")
+    return Verification(
+        True, f"{len(data['decisions'])} decisions, {len(events)} events: identical"
+    )
+
+
+def strip_timing(data: dict[str, Any]) -> dict[str, Any]:
+    """The replay without wall-clock facts: two plays of one match give equal results."""
+    out = {k: v for k, v in data.items() if k not in TIMING_FIELDS}
+    out["decisions"] = [{k: v for k, v in d.items() if k != "ms"} for d in data["decisions"]]
+    return out
+
+
+def _fields(event: dict[str, Any]) -> str:
+    return " ".join(f"{k}={json.dumps(v)}" for k, v in event.items() if k != "type")
+
+
+def _describe_event(entry: dict[str, Any]) -> str:
+    event = entry.get("event", {})
+    line = f"{event.get('type', '?')} {_fields(event)}".rstrip()
+    if "only" in entry:
+        line += f"  [seen by seat {', '.join(str(s) for s in entry['only'])}]"
+    for seat, extra in entry.get("private", {}).items():
+        line += f"  [seat {seat} also sees {_fields(extra)}]"
+    return line
+
+
+def describe(data: dict[str, Any]) -> list[str]:
+    """A readable account of a replay: header, then each decision followed by what it caused."""
+    names = {p["seat"]: p["name"] for p in data["players"]}
+    game = data["game"]
+    lines = [
+        f"match {data['match']}: {game.get('id')} {game.get('version')}, seed {data['seed']}",
+        f"options: {json.dumps(game.get('options', {}), sort_keys=True)}",
+        "players: " + ", ".join(f"{s}={n}" for s, n in sorted(names.items())),
+    ]
+    events = data["events"]
+    marks = [d.get("events", 0) for d in data["decisions"]] + [len(events)]
+    lines += [f"  . {_describe_event(e)}" for e in events[: marks[0]]]
+    for i, record in enumerate(data["decisions"]):
+        seat = record["seat"]
+        took = (
+            f" [{record['ms']:.1f} ms]" if record.get("by") == "bot" else f" [{record.get('by')}]"
+        )
+        option = _fields(record.get("option", {}))
+        lines.append(
+            f"#{i + 1} seat {seat} ({names.get(seat, '?')}) {record.get('kind')}: "
+            f"choice {record['choice']} {option}{took}"
+        )
+        lines += [f"  . {_describe_event(e)}" for e in events[marks[i] : marks[i + 1]]]
+    lines.append("result:")
+    outcome = data["outcome"]
+    for r in data["result"]:
+        score = outcome.get("scores", [None] * len(names))[r["seat"]]
+        detail = f" ({r['detail']})" if r.get("detail") else ""
+        lines.append(
+            f"  seat {r['seat']} {names.get(r['seat'], '?')}: place {r['rank'] + 1}, "
+            f"score {score}, {r['status']}{detail}"
+        )
+    return lines

@@ -1,0 +1,96 @@
+"""Starting bot processes, and making sure every process of a bot is gone afterwards.
+
+Current level: ``rlimits``: each bot runs in its own session and process group, with a filtered
+environment, stdin closed, stdout and stderr going to a log file in the match's private
+directory, and resource limits (no core files, bounded file size and open files). The
+stronger layers of DESIGN.md section 5 (bubblewrap, cgroups, separate uid, seccomp) come on top
+of this interface without changing its callers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+LEVEL = "rlimits"
+LOG_TAIL_BYTES = 4096
+MAX_LOG_BYTES = 16 << 20
+MAX_OPEN_FILES = 1024
+
+# Environment variables passed through to bots; everything else of the referee's stays private.
+_PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "HOME")
+
+
+def bot_environment(extra: Mapping[str, str]) -> dict[str, str]:
+    env = {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra)
+    return env
+
+
+def _limit_resources() -> None:  # runs in the child between fork and exec
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_LOG_BYTES, MAX_LOG_BYTES))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
+
+
+@dataclass
+class BotProcess:
+    """A running bot. ``pidfd`` becomes readable the moment the process exits."""
+
+    popen: subprocess.Popen[bytes]
+    pidfd: int
+    log_path: Path
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def poll(self) -> int | None:
+        """The exit code (negative: killed by that signal), or None while running."""
+        return self.popen.poll()
+
+    def kill(self) -> None:
+        """SIGKILL the bot's whole process group, then reap the bot and close the pidfd."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        self.popen.wait()
+        if self.pidfd >= 0:
+            os.close(self.pidfd)
+            self.pidfd = -1
+
+    def log_tail(self, limit: int = LOG_TAIL_BYTES) -> str:
+        """The last ``limit`` bytes of the bot's output, with control characters removed."""
+        try:
+            with self.log_path.open("rb") as f:
+                f.seek(max(0, self.log_path.stat().st_size - limit))
+                data = f.read(limit)
+        except OSError:
+            return ""
+        text = data.decode("utf-8", "replace")
+        return "".join(c for c in text if c.isprintable() or c in "\n\t")
+
+
+def launch(
+    argv: Sequence[str], cwd: Path | None, env: Mapping[str, str], log_path: Path
+) -> BotProcess:
+    """Start ``argv`` in its own process group; raises OSError if it cannot be executed."""
+    with log_path.open("wb") as log:
+        popen = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_limit_resources,
+            close_fds=True,
+        )
+    return BotProcess(popen, os.pidfd_open(popen.pid), log_path)

@@ -1,0 +1,89 @@
+"""Engine speed: random games per second and microseconds per decision, per game and seat count.
+
+Plays seeded random games in-process (no referee) and reports the engine's own cost: every
+``pending()``, ``act()`` and the ``view()`` + ``events_since()`` a bot would be sent. The aim
+(DESIGN.md) is a cost per decision far below one ZeroMQ round trip (about 70 us here).
+
+    python bench/engines.py [--games N] [--game ID ...]
+
+Prints a table and saves bench/results/engines.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import time
+from pathlib import Path
+
+from tabulate import tabulate
+
+from arena.games import available_games
+from arena.games.base import Game
+
+RESULTS = Path(__file__).parent / "results" / "engines.json"
+
+
+def run(game: Game, players: int, games: int) -> dict[str, float]:
+    decisions = 0
+    cursors_total = 0
+    started = time.perf_counter()
+    for seed in range(games):
+        state = game.new(players, seed)
+        rng = random.Random(seed)
+        cursors = [0] * players
+        while pending := state.pending():
+            decision = pending[rng.randrange(len(pending))]
+            seat = decision.seat
+            state.view(seat)
+            events, cursors[seat] = state.events_since(seat, cursors[seat])
+            cursors_total += len(events)
+            state.act(seat, rng.randrange(len(decision.options)))
+            decisions += 1
+    elapsed = time.perf_counter() - started
+    return {
+        "games": games,
+        "decisions": decisions,
+        "seconds": round(elapsed, 4),
+        "games_per_s": round(games / elapsed, 2),
+        "us_per_decision": round(elapsed / decisions * 1e6, 2),
+        "decisions_per_game": round(decisions / games, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=50, help="games per seat count")
+    parser.add_argument("--game", action="append", help="only these game ids")
+    args = parser.parse_args()
+    rows, results = [], []
+    for game in available_games().values():
+        if args.game and game.id not in args.game:
+            continue
+        for players in range(game.min_players, game.max_players + 1):
+            figures = run(game, players, args.games)
+            results.append({"game": game.id, "players": players, **figures})
+            rows.append(
+                [
+                    game.id,
+                    players,
+                    figures["games_per_s"],
+                    figures["us_per_decision"],
+                    figures["decisions_per_game"],
+                ]
+            )
+    print(tabulate(rows, headers=["game", "players", "games/s", "us/decision", "decisions/game"]))
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    meta = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+    RESULTS.write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
+    print(f"saved {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()

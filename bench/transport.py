@@ -1,0 +1,166 @@
+"""Transport cost: the referee's cost per decision against a raw pyzmq ROUTER/DEALER ping-pong.
+
+Both are measured in the same run on the same machine:
+
+* raw: a child process with a DEALER answers a ROUTER over ``ipc://``: once echoing bytes, once
+  decoding a real Happy Mochi turn message and encoding an action (what any bot must do);
+* referee: full Happy Mochi matches of random Python bots through :func:`play_match`; per
+  decision we report the round trip the referee records (send of ``turn`` to receipt of
+  ``action``) and the whole match's wall time divided by the bot decisions (process start,
+  handshake and shutdown included).
+
+    python bench/transport.py [--round-trips N] [--matches N]
+
+Prints a table and saves bench/results/transport.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import zmq
+from tabulate import tabulate
+
+from arena.bots import parse_bot
+from arena.games import load_game
+from arena.referee import play_match
+from arena.replay import read
+from protocol import codec, messages
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).parent / "results" / "transport.json"
+
+_PEER = """
+import sys, zmq
+from protocol import codec, messages
+ctx = zmq.Context(); sock = ctx.socket(zmq.DEALER); sock.connect(sys.argv[1])
+decode = sys.argv[2] == "codec"
+sock.send(b"ready")
+while True:
+    data = sock.recv()
+    if data == b"stop":
+        break
+    if decode:
+        msg = codec.decode(data)
+        data = codec.encode(messages.action(msg["seq"], 0))
+    sock.send(data)
+"""
+
+
+def sample_turn() -> bytes:
+    """A real turn message from the middle of a 3-player Happy Mochi game."""
+    state = load_game("happy_mochi").new(3, 1)
+    for _ in range(10):
+        decision = state.pending()[0]
+        state.act(decision.seat, 0)
+    decision = state.pending()[0]
+    events, _ = state.events_since(decision.seat, 0)
+    clock = {"move_ms": 1000, "bank_ms": 10000}
+    return codec.encode(
+        messages.turn(
+            1,
+            decision.kind,
+            decision.prompt,
+            list(decision.options),
+            state.view(decision.seat),
+            events[-5:],
+            clock,
+        )
+    )
+
+
+def raw_round_trips(mode: str, payload: bytes, count: int) -> list[float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        ctx = zmq.Context()
+        router = ctx.socket(zmq.ROUTER)
+        router.setsockopt(zmq.LINGER, 0)
+        endpoint = f"ipc://{tmp}/raw.sock"
+        router.bind(endpoint)
+        peer = subprocess.Popen([sys.executable, "-c", _PEER, endpoint, mode], cwd=ROOT)
+        identity, _ = router.recv_multipart()
+        times = []
+        for i in range(count + count // 10):
+            started = time.perf_counter()
+            router.send_multipart([identity, payload])
+            _, answer = router.recv_multipart()
+            if mode == "codec":
+                codec.decode(answer)
+            if i >= count // 10:  # warm-up excluded
+                times.append((time.perf_counter() - started) * 1e6)
+        router.send_multipart([identity, b"stop"])
+        peer.wait(timeout=10)
+        router.close()
+        ctx.term()
+    return times
+
+
+def referee_decisions(matches: int) -> tuple[list[float], float]:
+    game = load_game("happy_mochi")
+    bots = [
+        parse_bot(f"r{i}=python sample_bots/python/random_bot.py --seed {i}", ROOT)
+        for i in range(3)
+    ]
+    round_trips, wall_per_decision = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in range(matches):
+            path = Path(tmp) / f"{seed}.json"
+            result = play_match(game, bots, seed, replay_path=path)
+            records = [d for d in read(path)["decisions"] if d["by"] == "bot"]
+            round_trips += [d["ms"] * 1000 for d in records]
+            wall_per_decision.append(result.duration_ms * 1000 / len(records))
+    return round_trips, statistics.median(wall_per_decision)
+
+
+def summary(times: list[float]) -> dict[str, float]:
+    ordered = sorted(times)
+    return {
+        "n": len(ordered),
+        "median_us": round(statistics.median(ordered), 1),
+        "p99_us": round(ordered[int(len(ordered) * 0.99) - 1], 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--round-trips", type=int, default=5000)
+    parser.add_argument("--matches", type=int, default=5)
+    args = parser.parse_args()
+    os.chdir(ROOT)
+    payload = sample_turn()
+    echo = summary(raw_round_trips("echo", payload, args.round_trips))
+    raw_codec = summary(raw_round_trips("codec", payload, args.round_trips))
+    trips, wall = referee_decisions(args.matches)
+    referee = summary(trips)
+    referee["wall_per_decision_us"] = round(wall, 1)
+    ratio = round(referee["median_us"] / raw_codec["median_us"], 2)
+    rows = [
+        ["raw ROUTER/DEALER echo", echo["median_us"], echo["p99_us"], ""],
+        ["raw with msgpack codec", raw_codec["median_us"], raw_codec["p99_us"], "1.00"],
+        ["referee round trip", referee["median_us"], referee["p99_us"], ratio],
+        ["referee wall / decision", wall, "", round(wall / raw_codec["median_us"], 2)],
+    ]
+    print(f"turn message: {len(payload)} bytes")
+    print(tabulate(rows, headers=["what", "median us", "p99 us", "ratio to raw codec"]))
+    meta = {
+        "python": platform.python_version(),
+        "zmq": zmq.zmq_version(),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "turn_bytes": len(payload),
+    }
+    results = {"raw_echo": echo, "raw_codec": raw_codec, "referee": referee, "ratio": ratio}
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
+    print(f"saved {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()

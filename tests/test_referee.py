@@ -1,0 +1,171 @@
+"""The referee against real bot processes over real ZeroMQ sockets (Happy Mochi matches)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+
+from arena.bots import BotSpec, parse_bot
+from arena.games import load_game
+from arena.referee import Limits, MatchResult, play_match
+from arena.replay import read, strip_timing, verify
+
+ROOT = Path(__file__).resolve().parents[1]
+GAME = load_game("happy_mochi")
+FAST = Limits(init_ms=5000, move_ms=2000, bank_ms=2000, grace_ms=50)
+ONE_ROUND = {"max_rounds": 1}
+
+
+@pytest.fixture
+def bot_dir(tmp_path: Path) -> Path:
+    """A private copy of the bot programs, so leftover processes can be found by path."""
+    folder = tmp_path / f"bots-{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    shutil.copy(ROOT / "sample_bots/python/random_bot.py", folder / "random_bot.py")
+    shutil.copy(ROOT / "tests/bots/misbehave.py", folder / "misbehave.py")
+    return folder
+
+
+def processes_running_from(folder: Path) -> list[str]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if str(folder) in cmdline:
+            found.append(f"{pid}: {cmdline}")
+    return found
+
+
+def randoms(folder: Path, n: int) -> list[BotSpec]:
+    return [parse_bot(f"r{i}=python {folder}/random_bot.py --seed {i}") for i in range(n)]
+
+
+def misbehaving(folder: Path, mode: str, after: int = 4) -> BotSpec:
+    return parse_bot(f"{mode}=python {folder}/misbehave.py {mode} --after {after}")
+
+
+def play(
+    folder: Path,
+    bots: list[BotSpec],
+    tmp_path: Path,
+    limits: Limits = FAST,
+    options: dict | None = ONE_ROUND,
+) -> MatchResult:
+    """Play with the Happy Mochi round cap at 1 (short games), check no process is left."""
+    path = tmp_path / "r.json"
+    result = play_match(GAME, bots, seed=11, options=options, limits=limits, replay_path=path)
+    assert result.void is None
+    assert processes_running_from(folder) == []
+    return result
+
+
+def test_full_match_of_random_bots(bot_dir: Path, tmp_path: Path) -> None:
+    result = play(bot_dir, randoms(bot_dir, 3), tmp_path, options=None)
+    assert [s.status for s in result.seats] == ["ok"] * 3
+    assert max(result.outcome["details"]["totals"]) >= 30  # played to the real end
+    assert result.ranks == list(result.outcome["ranks"])
+    assert all(s.decisions > 0 for s in result.seats)
+    data = read(tmp_path / "r.json")
+    assert verify(data).ok
+    assert [p["name"] for p in data["players"]] == ["r0", "r1", "r2"]
+    assert sum(d["by"] == "bot" for d in data["decisions"]) == sum(
+        s.decisions for s in result.seats
+    )
+
+
+def test_same_seed_gives_identical_replays_apart_from_timings(
+    bot_dir: Path, tmp_path: Path
+) -> None:
+    first = play_match(GAME, randoms(bot_dir, 2), 5, limits=FAST, replay_path=tmp_path / "a.json")
+    second = play_match(GAME, randoms(bot_dir, 2), 5, limits=FAST, replay_path=tmp_path / "b.json")
+    assert first.outcome == second.outcome
+    assert strip_timing(read(tmp_path / "a.json")) == strip_timing(read(tmp_path / "b.json"))
+
+
+@pytest.mark.parametrize(
+    ("mode", "status", "detail"),
+    [
+        ("crash", "crashed", "exited with code 3"),
+        ("abort", "crashed", "SIGABRT"),
+        ("garbage", "malformed", "not a valid msgpack message"),
+        ("bad_field", "bad_field", "action.choice must be an integer"),
+        ("illegal", "illegal_action", "choice"),
+    ],
+)
+def test_faulty_bot_is_forfeited_and_the_match_goes_on(
+    bot_dir: Path, tmp_path: Path, mode: str, status: str, detail: str
+) -> None:
+    # A long clock: these faults must be seen when they happen, not at a deadline.
+    patient = Limits(init_ms=5000, move_ms=60_000, bank_ms=0, grace_ms=50)
+    bots = [*randoms(bot_dir, 2), misbehaving(bot_dir, mode)]
+    result = play(bot_dir, bots, tmp_path, patient)
+    faulty = result.seats[2]
+    assert faulty.status == status
+    assert detail in faulty.detail
+    assert faulty.decisions == 4  # it was asked, and answered, four times before
+    assert result.duration_ms < patient.move_ms
+    assert [s.status for s in result.seats[:2]] == ["ok", "ok"]
+    assert faulty.rank == 2 and sorted(s.rank for s in result.seats[:2]) in ([0, 1], [0, 0])
+    data = read(tmp_path / "r.json")
+    assert verify(data).ok
+    assert any(d["by"] == "substitute" and d["seat"] == 2 for d in data["decisions"])
+
+
+def test_crash_keeps_the_bots_last_words(bot_dir: Path, tmp_path: Path) -> None:
+    result = play(bot_dir, [*randoms(bot_dir, 1), misbehaving(bot_dir, "crash", 0)], tmp_path)
+    assert result.seats[1].exit_code == 3
+    assert "crashing on purpose" in result.seats[1].log_tail
+
+
+def test_hanging_bot_times_out_and_is_killed(bot_dir: Path, tmp_path: Path) -> None:
+    limits = Limits(init_ms=5000, move_ms=200, bank_ms=100, grace_ms=50)
+    result = play(
+        bot_dir, [*randoms(bot_dir, 1), misbehaving(bot_dir, "hang", 2)], tmp_path, limits
+    )
+    assert result.seats[1].status == "timeout"
+    assert result.seats[1].exit_code == -9
+    assert result.seats[0].status == "ok"
+    assert result.ranks == [0, 1]
+
+
+def test_bot_that_never_says_hello_times_out_at_init(bot_dir: Path, tmp_path: Path) -> None:
+    limits = Limits(init_ms=300, move_ms=1000, bank_ms=0, grace_ms=50)
+    result = play(bot_dir, [*randoms(bot_dir, 1), misbehaving(bot_dir, "silent")], tmp_path, limits)
+    assert result.seats[1].status == "timeout"
+    assert "no hello" in result.seats[1].detail
+    assert result.seats[1].decisions == 0
+
+
+def test_stale_answers_are_counted_not_fatal(bot_dir: Path, tmp_path: Path) -> None:
+    result = play(bot_dir, [*randoms(bot_dir, 1), misbehaving(bot_dir, "stale", 3)], tmp_path)
+    assert result.seats[1].status == "ok"
+    assert result.seats[1].warnings == {"stale_seq": 1}
+
+
+def test_slow_bot_spends_its_bank(bot_dir: Path, tmp_path: Path) -> None:
+    """move_ms 20: the slow bot needs 16 ms a turn plus overhead; its bank pays the rest."""
+    limits = Limits(init_ms=5000, move_ms=20, bank_ms=60_000, grace_ms=50)
+    bots = [*randoms(bot_dir, 1), misbehaving(bot_dir, "slow", 10_000)]
+    result = play(bot_dir, bots, tmp_path, limits)
+    assert result.seats[1].status == "ok"
+    assert result.seats[1].bank_left_ms <= limits.bank_ms
+    assert result.seats[1].time_ms >= 16 * result.seats[1].decisions
+
+
+def test_every_fault_ranks_below_every_clean_seat(bot_dir: Path, tmp_path: Path) -> None:
+    bots = [
+        misbehaving(bot_dir, "crash", 1),
+        *randoms(bot_dir, 1),
+        misbehaving(bot_dir, "illegal", 2),
+    ]
+    result = play(bot_dir, bots, tmp_path)
+    assert [s.status for s in result.seats] == ["crashed", "ok", "illegal_action"]
+    assert result.ranks == [1, 0, 1]
