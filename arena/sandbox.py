@@ -10,6 +10,7 @@ of this interface without changing its callers.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import resource
 import signal
@@ -34,7 +35,13 @@ def bot_environment(extra: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
+_libc = ctypes.CDLL(None, use_errno=True)
+_PR_SET_PDEATHSIG = 1
+
+
 def _limit_resources() -> None:  # runs in the child between fork and exec
+    # If the referee dies (even by SIGKILL) the bot gets SIGKILL too.
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_LOG_BYTES, MAX_LOG_BYTES))
     resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
