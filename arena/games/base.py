@@ -31,6 +31,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+AUTO = "auto"
+
 
 class IllegalChoice(Exception):
     """An answer the current state cannot accept: wrong seat, stale decision or bad index."""
@@ -46,7 +48,8 @@ class OptionSpec:
 
     ``type`` is ``int``, ``bool`` or ``str``. ``choices`` restricts a value to a fixed list;
     ``minimum``/``maximum`` bound an int. Values given as strings (from a command line or a
-    ladder file) are parsed by :meth:`parse`.
+    ladder file) are parsed by :meth:`parse`. A default of None means "decided by the game"
+    (for example from the player count); such an option also accepts None or ``auto``.
     """
 
     name: str
@@ -59,6 +62,8 @@ class OptionSpec:
 
     def parse(self, raw: Any) -> Any:
         """Convert ``raw`` to this option's type and check its range; raise OptionError if not."""
+        if self.default is None and (raw is None or str(raw).strip().lower() == AUTO):
+            return None
         value = raw
         if isinstance(raw, str) and self.type is not str:
             value = self._from_text(raw)
@@ -99,7 +104,8 @@ class OptionSpec:
             lo = "" if self.minimum is None else self.minimum
             hi = "" if self.maximum is None else self.maximum
             extra = f" ({lo}..{hi})"
-        return f"{self.name}={self.default!r}{extra}"
+        default = AUTO if self.default is None else repr(self.default)
+        return f"{self.name}={default}{extra}"
 
 
 @dataclass(frozen=True)
@@ -215,7 +221,14 @@ class EventLog:
 
 
 class State(ABC):
-    """A game in progress. Subclasses hold plain data plus their own ``random.Random``."""
+    """A game in progress. Subclasses hold plain data plus their own ``random.Random``.
+
+    Every event goes through ``self.log`` (an :class:`EventLog`), which serves
+    ``events_since``, ``event_log`` and ``event_count``. A seat has at most one pending
+    decision at a time.
+    """
+
+    log: EventLog
 
     @abstractmethod
     def pending(self) -> tuple[Decision, ...]:
@@ -235,23 +248,23 @@ class State(ABC):
         """Everything ``seat`` may know now, and nothing else (msgpack-able)."""
 
     @abstractmethod
-    def events_since(self, seat: int, cursor: int) -> tuple[list[dict[str, Any]], int]:
-        """Events visible to ``seat`` after ``cursor`` and the new cursor (start with 0)."""
-
-    @abstractmethod
     def outcome(self) -> Outcome:
         """The result; only valid once ``pending()`` is empty."""
-
-    @abstractmethod
-    def event_log(self) -> list[dict[str, Any]]:
-        """The omniscient event log (for replays and their verification)."""
 
     def is_over(self) -> bool:
         return not self.pending()
 
+    def events_since(self, seat: int, cursor: int) -> tuple[list[dict[str, Any]], int]:
+        """Events visible to ``seat`` after ``cursor`` and the new cursor (start with 0)."""
+        return self.log.since(seat, cursor)
+
+    def event_log(self) -> list[dict[str, Any]]:
+        """The omniscient event log (for replays and their verification)."""
+        return self.log.full()
+
     def event_count(self) -> int:
-        """How many events the omniscient log holds; engines with an EventLog return its length."""
-        return len(self.event_log())
+        """How many events the omniscient log holds (a cheap position for replays)."""
+        return len(self.log)
 
     def clone(self) -> State:
         """An independent copy (search bots and tests explore from it)."""
