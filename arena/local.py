@@ -14,6 +14,7 @@ from protocol import messages
 from protocol.bot import Bot, Welcome, turn_from_message
 
 from .games.base import Game, State
+from .referee import game_info
 
 
 def play_local(
@@ -31,9 +32,9 @@ def play_local(
     players = len(bots)
     state = game.new(players, seed, options)
     resolved = game.resolve_options(options, players)
+    info = game_info(game, resolved)
     for seat, bot in enumerate(bots):
-        game_info = {"id": game.id, "version": game.version, "options": resolved}
-        bot.on_welcome(Welcome("local", seat, players, game_info, {}))
+        bot.on_welcome(Welcome("local", seat, players, info, {}))
     cursors = [0] * players
     seq = 0
     while pending := state.pending():

@@ -405,7 +405,7 @@ class Referee:
             )
         else:
             seat.greeted = True
-            game = {"id": self.game.id, "version": self.game.version, "options": self.options}
+            game = game_info(self.game, self.options)
             limits = self.limits.as_dict()
             welcome = messages.welcome(self.match_id, seat.index, len(self.seats), game, limits)
             self._send(seat, welcome)
@@ -521,6 +521,16 @@ class Referee:
             sandbox=sandbox.LEVEL,
             void=void,
         )
+
+
+def game_info(game: Game, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``game`` field of ``welcome``: id, version, options and the game's public data."""
+    return {
+        "id": game.id,
+        "version": game.version,
+        "options": dict(options),
+        "data": game.public_data(options),
+    }
 
 
 def describe_exit(code: int | None) -> str:

@@ -318,6 +318,13 @@ class Game(ABC):
         ``players`` is None when options are checked before the seat count is known.
         """
 
+    def public_data(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Static facts every seat may know (card tables, a board), sent once in ``welcome``.
+
+        Keeping them out of ``view`` keeps every turn message small. None by default.
+        """
+        return {}
+
     def check_players(self, players: int) -> None:
         if not self.min_players <= players <= self.max_players:
             raise OptionError(

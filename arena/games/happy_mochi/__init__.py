@@ -1,0 +1,8 @@
+"""Happy Mochi (Zygomatic, 2025) for Arena: rules engine per shared/games/happy_mochi/RULES.md."""
+
+from .game import HappyMochi
+from .state import MochiState
+
+GAME = HappyMochi()
+
+__all__ = ["GAME", "HappyMochi", "MochiState"]

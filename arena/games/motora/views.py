@@ -1,0 +1,156 @@
+"""What one seat may see (RULES.md 18): everything public plus its own hand."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .board import BOARD
+from .cards import CARDS, public_card
+from .model import LIVING, PRISONER, SHRINES
+
+if TYPE_CHECKING:
+    from .state import MotoraState
+
+
+def view(st: MotoraState, seat: int) -> dict[str, Any]:
+    carried_by = {m.gear: m.id for m in st.members if m.gear is not None}
+    hand = []
+    if 0 <= seat < st.players:
+        for uid in st.tribes[seat].hand:
+            hand.append(
+                {**public_card(uid), "window": CARDS[uid].window, "carried_by": carried_by.get(uid)}
+            )
+    return {
+        "seat": seat,
+        "players": st.players,
+        "turn": st.turn,
+        "phase": st.phase,
+        "first_player": st.first,
+        "turn_order": st.order(),
+        "to_act": [d.seat for d in st.pending()],
+        "idols_required": BOARD.idols_required[st.players],
+        "board": [
+            {
+                "position": p,
+                "tile": st.tile_at.get(p),
+                "destroyed": st.destroyed[p],
+                "restricted": st.restricted[p],
+                "owner": st.owner.get(p),
+                "ruined": p in st.ruined,
+            }
+            for p in BOARD.positions
+        ],
+        "idols": [
+            {
+                "idol": i.id,
+                "position": i.pos,
+                "owner": i.owner,
+                "shrine": i.shrine,
+                "moved": i.moved,
+            }
+            for i in st.idols
+        ],
+        "tribes": [_tribe(st, s) for s in range(st.players)],
+        "decks": {name: len(cards) for name, cards in st.decks.items()},
+        "event_discard": [CARDS[u].id for u in st.discard],
+        "current_event": public_card(st.event) if st.event is not None else None,
+        "need_modifiers": dict(st.need_mod),
+        "fight": st.fight,
+        "hand": hand,
+    }
+
+
+def public_data() -> dict[str, Any]:
+    """Static facts for the ``welcome`` message: the island, the tile pool and the card texts."""
+    return {
+        "map": list(BOARD.grid),
+        "positions": [
+            {
+                "position": p,
+                "village_spot": p in BOARD.village_spots,
+                "neighbours": list(BOARD.neighbours[p]),
+                "fishing": list(BOARD.fishing_near[p]),
+            }
+            for p in BOARD.positions
+        ],
+        "fishing": [
+            {"id": f.id, "food": f.food, "fishable_from": list(f.fishable_from)}
+            for f in BOARD.fishing.values()
+        ],
+        "tiles": [
+            {
+                "id": t.id,
+                "name": t.name,
+                "group": t.group or "village",
+                "d6": list(t.d6),
+                "special": t.special,
+                "gather": [dict(o) for o in t.gather],
+                "start": dict(t.start) if t.start else None,
+            }
+            for t in BOARD.village_tiles + BOARD.other_tiles
+        ],
+        "eruption": list(BOARD.eruption),
+        "idols_required": {str(k): v for k, v in BOARD.idols_required.items()},
+        "cards": [
+            {
+                "uid": uid,
+                "card": c.id,
+                "name": c.name,
+                "deck": c.deck,
+                "kind": c.kind,
+                "window": c.window,
+                "params": dict(c.params),
+                "text": c.text,
+            }
+            for uid, c in enumerate(CARDS)
+        ],
+    }
+
+
+def _tribe(st: MotoraState, seat: int) -> dict[str, Any]:
+    tribe = st.tribes[seat]
+    counts = {"craftsmen": 0, "temple": 0}
+    for uid in st.unattached(seat):
+        counts[CARDS[uid].deck] += 1
+    members = []
+    for i in tribe.members:
+        m = st.members[i]
+        if m.state in LIVING or m.state == PRISONER:
+            members.append(
+                {
+                    "id": m.id,
+                    "state": m.state,
+                    "position": m.pos,
+                    "captor": m.captor,
+                    "placed_index": m.placed_index,
+                    "stage": m.stage,
+                    "gear": public_card(m.gear) if m.gear is not None else None,
+                    "home_first": m.home_first,
+                    "new_this_turn": m.new_this_turn,
+                }
+            )
+    return {
+        "seat": seat,
+        "eliminated": tribe.eliminated,
+        "village": tribe.village,
+        "village_tile": tribe.village_tile,
+        "food": tribe.food,
+        "water": tribe.water,
+        "shelter": tribe.shelter,
+        "idols": {s: st.idols_of(seat, s) for s in SHRINES},
+        "dead": {s: st.dead_on(seat, s) for s in SHRINES},
+        "life_bonus": st.bonus(seat, "life"),
+        "death_bonus": st.bonus(seat, "death"),
+        "members": members,
+        "tribe_size": st.tribe_size(seat),
+        "cards_in_hand": counts,
+        "effects": {
+            "plenty": tribe.plenty,
+            "combat": tribe.combat_mod,
+            "need": dict(tribe.need_mod),
+            "ward": tribe.ward,
+            "procession": tribe.procession,
+            "hunts": len(tribe.hunts),
+        },
+        "recruited": tribe.recruited,
+    }
