@@ -14,13 +14,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/arena play happy_mochi --seed 7 \
-		--bot "greedy=python sample_bots/python/mochi_greedy.py" \
-		--bot "random-1=python sample_bots/python/random_bot.py --seed 1" \
-		--bot "random-2=python sample_bots/python/random_bot.py --seed 2"
+	$(VENV)/bin/arena ladder run ladders/demo.toml
 
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-_NAME = re.compile(r"^[A-Za-z0-9_.@+-]{1,64}$")
+BOT_NAME = re.compile(r"^[A-Za-z0-9_.@+-]{1,64}$")
 _PYTHON_NAMES = ("python", "python3")
 
 
@@ -59,7 +59,7 @@ def parse_bot(text: str, cwd: Path | None = None) -> BotSpec:
     """``NAME=CMD`` or ``CMD``; without a name, the script's or program's file stem is used."""
     name = ""
     head, sep, rest = text.partition("=")
-    if sep and _NAME.match(head.strip()):
+    if sep and BOT_NAME.match(head.strip()):
         name, text = head.strip(), rest
     try:
         argv = shlex.split(text)
@@ -70,7 +70,7 @@ def parse_bot(text: str, cwd: Path | None = None) -> BotSpec:
     if not name:
         script = next((a for a in argv if a.endswith(".py")), argv[0])
         name = Path(script).stem
-    if not _NAME.match(name):
+    if not BOT_NAME.match(name):
         raise BotCommandError(f"bot name {name!r} must be 1-64 letters, digits or _.@+-")
     return BotSpec(name, tuple(argv), cwd)
 

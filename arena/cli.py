@@ -16,6 +16,7 @@ from tabulate import tabulate
 from .bots import BotCommandError, parse_bot, unique_names
 from .games import UnknownGame, available_games, load_game
 from .games.base import OptionError
+from .ladder_cli import ladder_app
 from .referee import Limits, MatchResult, default_match_id, play_match
 from .replay import ReplayError, describe, read, verify
 
@@ -27,6 +28,7 @@ app = typer.Typer(
 )
 replay_app = typer.Typer(help="Inspect and verify replay files.", no_args_is_help=True)
 app.add_typer(replay_app, name="replay")
+app.add_typer(ladder_app, name="ladder")
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import resource
 import signal
@@ -39,9 +40,12 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG = 1
 
 
-def _limit_resources() -> None:  # runs in the child between fork and exec
-    # If the referee dies (even by SIGKILL) the bot gets SIGKILL too.
+def _limit_resources(referee_pid: int) -> None:  # runs in the child between fork and exec
+    # If the referee dies (even by SIGKILL) the bot gets SIGKILL too; if it died before the
+    # prctl took effect, the bot has been re-parented already and leaves at once.
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != referee_pid:
+        os._exit(1)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_LOG_BYTES, MAX_LOG_BYTES))
     resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
@@ -97,7 +101,7 @@ def launch(
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=_limit_resources,
+            preexec_fn=functools.partial(_limit_resources, os.getpid()),
             close_fds=True,
         )
     return BotProcess(popen, os.pidfd_open(popen.pid), log_path)

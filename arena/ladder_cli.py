@@ -1,0 +1,236 @@
+"""``arena ladder ...``: run a ladder file and read its results.
+
+Errors in the file, a database at odds with it or an unreachable cluster print one line,
+``arena: error: ...``, and exit 2 before any match starts. An interrupted run exits 130 and
+resumes when the same command runs again; a match still void after its retries exits 1.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
+
+from . import ladder, report
+from .executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
+from .ladder_config import LadderConfig, LadderConfigError, load_ladder
+from .ratings import compare, head_to_head, ladder_stats
+from .store import Store, StoreError
+
+ladder_app = typer.Typer(help="Run ladders (round-robin, gauntlet) and read their tables.")
+
+FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="Ladder file (TOML).")]
+FormatOpt = Annotated[
+    str, typer.Option("--format", "-f", help=f"Output: {', '.join(report.FORMATS)}.")
+]
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"arena: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _config(path: Path, fmt: str = "table", check_bots: bool = False) -> LadderConfig:
+    if fmt not in report.FORMATS:
+        _fail(f"--format must be one of {', '.join(report.FORMATS)}, got {fmt!r}")
+    try:
+        return load_ladder(path, check_bots=check_bots)
+    except LadderConfigError as exc:
+        _fail(str(exc))
+
+
+@contextmanager
+def _reading(cfg: LadderConfig) -> Iterator[Store]:
+    try:
+        store = Store.read(cfg.database, cfg.game.id)
+    except StoreError as exc:
+        _fail(str(exc))
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _header(cfg: LadderConfig, stored: int, scheduled: int) -> dict[str, object]:
+    return {
+        "ladder": cfg.name,
+        "game": cfg.game.id,
+        "seats": cfg.seats,
+        "model": cfg.rating.model,
+        "matches_stored": stored,
+        "matches_scheduled": scheduled,
+    }
+
+
+def _show(cfg: LadderConfig, store: Store, fmt: str) -> None:
+    schedule, stored = ladder.records(cfg, store)
+    stats = ladder_stats(stored, cfg.rating, cfg.bot_names)
+    typer.echo(report.ladder_table(stats, fmt, _header(cfg, len(stored), len(schedule))))
+    outside = len(store.done_ids() - {s.match_id for s in schedule})
+    if outside:
+        typer.echo(
+            f"note: {outside} stored matches are not in this schedule (not counted)", err=True
+        )
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[ladder.Progress | None]:
+    """A rich bar (done/total, rate, ETA, faults) on a terminal; nothing in logs and tests."""
+    if not enabled:
+        yield None
+        return
+    columns = (
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+        TextColumn("faults {task.fields[faults]}"),
+    )
+    with Progress(*columns) as bar:
+        task = bar.add_task("matches", total=None, rate="", faults=0)
+        started = time.monotonic()
+        baseline: dict[str, int] = {}
+
+        def update(done: int, total: int, faults: int) -> None:
+            base = baseline.setdefault("done", done)  # the first call reports what was stored
+            rate = (done - base) / max(1e-9, time.monotonic() - started)
+            bar.update(task, completed=done, total=total, rate=f"{rate:.2f}/s", faults=faults)
+
+        yield update
+
+
+def _executor(workers: int, cluster: str | None) -> Executor:
+    if cluster is None:
+        return LocalExecutor(workers)
+    try:
+        return DaskExecutor(cluster)
+    except ExecutorError as exc:
+        _fail(str(exc))
+
+
+@ladder_app.command()
+def run(
+    path: FileArg,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Local worker processes [default: CPU count].")
+    ] = None,
+    cluster: Annotated[
+        str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    fmt: FormatOpt = "table",
+) -> None:
+    """Play every scheduled match not stored yet (resumes), then print the ladder table.
+
+    Ctrl-C or SIGTERM stops at once (matches in flight are lost, the rest is stored); the same
+    command resumes.
+    """
+    cfg = _config(path, fmt, check_bots=True)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops like Ctrl-C
+    silent = quiet or not sys.stdout.isatty()
+    try:
+        with (
+            _executor(workers or os.cpu_count() or 1, cluster) as executor,
+            _progress(not silent) as progress,
+        ):
+            summary = ladder.run_ladder(cfg, executor, progress)
+    except StoreError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        _fail("interrupted; run the same command again to resume", code=130)
+    typer.echo(
+        f"{cfg.name}: {summary.scheduled} matches scheduled, {summary.already} stored before, "
+        f"{summary.played} played, {summary.failed} void after {ladder.MAX_ATTEMPTS} tries, "
+        f"{summary.retries} retries, {summary.faults} bot faults, {summary.elapsed_s:.1f} s",
+        err=True,
+    )
+    with _reading(cfg) as store:
+        _show(cfg, store, fmt)
+    if summary.failed:
+        _fail(f"{summary.failed} matches stayed void; run again to retry them", code=1)
+
+
+@ladder_app.command()
+def show(path: FileArg, fmt: FormatOpt = "table") -> None:
+    """The ladder table: conservative rating order, results, faults, relative-score CI."""
+    cfg = _config(path, fmt)
+    with _reading(cfg) as store:
+        _show(cfg, store, fmt)
+
+
+@ladder_app.command()
+def matches(
+    path: FileArg,
+    bot: Annotated[str | None, typer.Option(help="Only matches this bot played.")] = None,
+    fmt: FormatOpt = "table",
+) -> None:
+    """Stored matches in schedule order: seats, scores, ranks, faults."""
+    cfg = _config(path, fmt)
+    with _reading(cfg) as store:
+        rows = store.match_rows()
+        listed = [
+            rows[s.match_id] | {"position": s.position}
+            for s in ladder.schedule_of(cfg)
+            if s.match_id in rows and (bot is None or bot in s.bots)
+        ]
+    typer.echo(report.matches_table(listed, fmt))
+
+
+@ladder_app.command()
+def h2h(path: FileArg, fmt: FormatOpt = "table") -> None:
+    """Head-to-head: how often the row bot finished ahead of the column bot when they met."""
+    cfg = _config(path, fmt)
+    with _reading(cfg) as store:
+        _, stored = ladder.records(cfg, store)
+    order = [s.bot for s in ladder_stats(stored, cfg.rating, cfg.bot_names)]
+    typer.echo(report.h2h_table(order, head_to_head(stored), fmt))
+
+
+@ladder_app.command("compare")
+def compare_cmd(
+    path: FileArg,
+    a: Annotated[str, typer.Argument(metavar="A", help="A bot of the ladder.")],
+    b: Annotated[str, typer.Argument(metavar="B", help="Another bot of the ladder.")],
+    fmt: FormatOpt = "table",
+) -> None:
+    """A against B over the duplicate sets both played: paired difference with a 95% CI."""
+    cfg = _config(path, fmt)
+    for name in (a, b):
+        if name not in cfg.bot_names:
+            _fail(f"{path}: no bot named {name!r} (bots: {', '.join(cfg.bot_names)})")
+    if a == b:
+        _fail("compare needs two different bots")
+    with _reading(cfg) as store:
+        _, stored = ladder.records(cfg, store)
+    typer.echo(report.compare_table(compare(stored, a, b, cfg.rating.resamples), fmt))
+
+
+@ladder_app.command()
+def rerate(path: FileArg, fmt: FormatOpt = "table") -> None:
+    """Rebuild the ratings and their history from the stored results; print the table."""
+    cfg = _config(path, fmt)
+    if not cfg.database.is_file():
+        _fail(f"{cfg.database}: no ladder database yet (run `arena ladder run` first)")
+    try:
+        store = Store.create(cfg.database, cfg.game.id)
+    except StoreError as exc:
+        _fail(str(exc))
+    try:
+        ladder.rerate(cfg, store)
+        _show(cfg, store, fmt)
+    finally:
+        store.close()

@@ -1,0 +1,292 @@
+"""Ladder files (TOML): load, check every key, and resolve paths, before anything runs.
+
+A mistake in a ladder file is found here, named by file and key (``ladders/x.toml:
+bots[2].command: expected a string, got 3``), so a run never starts on a half-valid file and
+the database is never touched by one. ``ladders/README.md`` documents every key.
+
+Path rule: every relative path in the file (``database``, ``replays``, ``root``, a bot's
+``cwd``) is relative to the directory holding the ladder file, never to the shell's directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import shlex
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .bots import BOT_NAME, BotCommandError, BotSpec
+from .games import UnknownGame, load_game
+from .games.base import Game, OptionError
+from .ratings import RatingSettings
+from .referee import Limits
+
+FORMATS = ("round-robin", "gauntlet")
+MODELS = ("trueskill", "openskill")
+TRANSPORTS = ("zmq",)
+DEFAULT_MAX_TABLES = 200
+
+
+class LadderConfigError(ValueError):
+    """A ladder file that cannot be run; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    """A checked ladder file: everything the schedule, runner and reports need."""
+
+    path: Path
+    name: str
+    game: Game
+    seats: int
+    options: dict[str, Any]
+    bots: tuple[BotSpec, ...]
+    limits: Limits
+    format: str
+    candidate: str | None
+    rounds: int
+    seed: int
+    max_tables: int
+    rating: RatingSettings
+    database: Path
+    replays: Path | None
+
+    @property
+    def bot_names(self) -> tuple[str, ...]:
+        return tuple(b.name for b in self.bots)
+
+    def fingerprint(self) -> str:
+        """What makes two matches with the same table and round the same match: game, options."""
+        key = json.dumps([self.game.id, self.seats, sorted(self.options.items())], default=str)
+        return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def _type_name(value: Any) -> str:
+    return f"{value!r}" if isinstance(value, str | int | float | bool) else type(value).__name__
+
+
+class _Reader:
+    """Reads one TOML table, naming the file and the dotted key in every error."""
+
+    def __init__(self, label: str, data: Mapping[str, Any], prefix: str = "") -> None:
+        self.label = label
+        self.data = data
+        self.prefix = prefix
+
+    def error(self, key: str, message: str) -> LadderConfigError:
+        return LadderConfigError(f"{self.label}: {self.prefix}{key}: {message}")
+
+    def only(self, allowed: tuple[str, ...]) -> None:
+        for key in self.data:
+            if key not in allowed:
+                raise self.error(key, f"unknown key (expected one of: {', '.join(allowed)})")
+
+    def get(self, key: str, kind: str, default: Any = None, required: bool = False) -> Any:
+        if key not in self.data:
+            if required:
+                raise self.error(key, f"missing: expected {kind}")
+            return default
+        value = self.data[key]
+        if not _CHECKS[kind](value):
+            raise self.error(key, f"expected {kind}, got {_type_name(value)}")
+        return value
+
+    def number(self, key: str, default: float, low: float, high: float = math.inf) -> float:
+        value = float(self.get(key, "a number", default))
+        if not low <= value <= high:
+            bound = f"at least {low}" if high == math.inf else f"between {low} and {high}"
+            raise self.error(key, f"expected a number {bound}, got {value}")
+        return value
+
+    def integer(self, key: str, default: int, low: int) -> int:
+        value = self.get(key, "an integer", default)
+        if value < low:
+            raise self.error(key, f"expected an integer of at least {low}, got {value}")
+        return value
+
+    def table(self, key: str) -> _Reader:
+        return _Reader(self.label, self.get(key, "a table", {}), f"{self.prefix}{key}.")
+
+
+_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "a string": lambda v: isinstance(v, str),
+    "an integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "a number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "a table": lambda v: isinstance(v, dict),
+    "an array of tables": lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
+    "a string or an array of strings": lambda v: (
+        isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
+    ),
+    "true, false or a folder": lambda v: isinstance(v, bool | str),
+}
+
+TOP_KEYS = (
+    "name",
+    "game",
+    "seats",
+    "format",
+    "candidate",
+    "rounds",
+    "seed",
+    "max_tables",
+    "root",
+    "database",
+    "replays",
+    "options",
+    "limits",
+    "rating",
+    "bots",
+)
+
+
+def load_ladder(path: Path, check_bots: bool = True) -> LadderConfig:
+    """Read and check a ladder file; ``check_bots`` also checks every bot command can run."""
+    label = str(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise LadderConfigError(f"{label}: cannot read: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise LadderConfigError(f"{label}: not valid TOML: {exc}") from None
+    top = _Reader(label, data)
+    top.only(TOP_KEYS)
+    base = path.resolve().parent
+    game = _game(top)
+    seats = top.get("seats", "an integer", required=True)
+    if not game.min_players <= seats <= game.max_players:
+        raise top.error(
+            "seats",
+            f"{game.id} takes {game.min_players} to {game.max_players} players, got {seats}",
+        )
+    options = _options(top, game, seats)
+    root = (base / top.get("root", "a string", ".")).resolve()
+    bots = _bots(top, root, check_bots)
+    if len(bots) < seats:
+        raise top.error("bots", f"{len(bots)} bots cannot fill {seats} seats")
+    fmt, candidate = _format(top, bots, seats)
+    return LadderConfig(
+        path=path,
+        name=top.get("name", "a string", path.stem),
+        game=game,
+        seats=seats,
+        options=options,
+        bots=bots,
+        limits=_limits(top.table("limits")),
+        format=fmt,
+        candidate=candidate,
+        rounds=top.integer("rounds", 1, 1),
+        seed=top.integer("seed", 0, 0),
+        max_tables=top.integer("max_tables", DEFAULT_MAX_TABLES, 1),
+        rating=_rating(top.table("rating")),
+        database=base / top.get("database", "a string", f"{path.stem}.db"),
+        replays=_replays(top, base, path.stem),
+    )
+
+
+def _game(top: _Reader) -> Game:
+    game_id = top.get("game", "a string", required=True)
+    try:
+        return load_game(game_id)
+    except UnknownGame as exc:
+        raise top.error("game", str(exc)) from None
+
+
+def _options(top: _Reader, game: Game, seats: int) -> dict[str, Any]:
+    given = top.table("options")
+    for key in given.data:
+        try:
+            game.option(key)
+        except OptionError as exc:
+            raise given.error(key, str(exc)) from None
+    try:
+        return game.resolve_options(given.data, seats)
+    except OptionError as exc:
+        raise top.error("options", str(exc)) from None
+
+
+def _bots(top: _Reader, root: Path, check: bool) -> tuple[BotSpec, ...]:
+    entries = top.get("bots", "an array of tables", required=True)
+    seen: dict[str, int] = {}
+    bots = []
+    for i, entry in enumerate(entries):
+        item = _Reader(top.label, entry, f"bots[{i}].")
+        item.only(("name", "command", "cwd", "transport"))
+        name = item.get("name", "a string", required=True)
+        if not BOT_NAME.match(name):
+            raise item.error("name", f"expected 1-64 letters, digits or _.@+-, got {name!r}")
+        if name in seen:
+            raise item.error("name", f"{name!r} is already the name of bots[{seen[name]}]")
+        seen[name] = i
+        command = item.get("command", "a string or an array of strings", required=True)
+        try:
+            argv = tuple(shlex.split(command) if isinstance(command, str) else command)
+        except ValueError as exc:
+            raise item.error("command", str(exc)) from None
+        if not argv:
+            raise item.error("command", "expected a command, got an empty one")
+        transport = item.get("transport", "a string", "zmq")
+        if transport not in TRANSPORTS:
+            allowed = ", ".join(TRANSPORTS)
+            raise item.error("transport", f"expected one of {allowed}, got {transport!r}")
+        spec = BotSpec(name, argv, (root / item.get("cwd", "a string", ".")).resolve())
+        if check:
+            try:
+                spec.check()
+            except BotCommandError as exc:
+                raise item.error("command", str(exc)) from None
+        bots.append(spec)
+    return tuple(bots)
+
+
+def _format(top: _Reader, bots: tuple[BotSpec, ...], seats: int) -> tuple[str, str | None]:
+    fmt = top.get("format", "a string", "round-robin")
+    if fmt not in FORMATS:
+        raise top.error("format", f"expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    candidate = top.get("candidate", "a string")
+    if fmt == "round-robin":
+        if candidate is not None:
+            raise top.error("candidate", 'only used with format = "gauntlet"')
+        return fmt, None
+    if candidate is None:
+        raise top.error("candidate", 'missing: format = "gauntlet" needs a candidate bot name')
+    if candidate not in {b.name for b in bots}:
+        raise top.error("candidate", f"expected the name of a bot, got {candidate!r}")
+    return fmt, candidate
+
+
+def _limits(table: _Reader) -> Limits:
+    table.only(("init_ms", "move_ms", "bank_ms"))
+    return Limits(
+        init_ms=table.integer("init_ms", Limits.init_ms, 1),
+        move_ms=table.integer("move_ms", Limits.move_ms, 1),
+        bank_ms=table.integer("bank_ms", Limits.bank_ms, 0),
+    )
+
+
+def _rating(table: _Reader) -> RatingSettings:
+    table.only(("model", "mu", "sigma", "beta", "tau", "draw_probability", "resamples"))
+    defaults = RatingSettings()
+    model = table.get("model", "a string", defaults.model)
+    if model not in MODELS:
+        raise table.error("model", f"expected one of {', '.join(MODELS)}, got {model!r}")
+    return RatingSettings(
+        model=model,
+        mu=table.number("mu", defaults.mu, -math.inf),
+        sigma=table.number("sigma", defaults.sigma, 1e-9),
+        beta=table.number("beta", defaults.beta, 1e-9),
+        tau=table.number("tau", defaults.tau, 0.0),
+        draw_probability=table.number("draw_probability", defaults.draw_probability, 0.0, 0.99),
+        resamples=table.integer("resamples", defaults.resamples, 100),
+    )
+
+
+def _replays(top: _Reader, base: Path, stem: str) -> Path | None:
+    value = top.get("replays", "true, false or a folder", False)
+    if value is False:
+        return None
+    return base / (f"{stem}.replays" if value is True else value)

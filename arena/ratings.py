@@ -1,0 +1,284 @@
+"""Pure: ratings and statistics from stored results, taken in schedule order.
+
+Nothing here reads a clock, a database or the order in which matches finished: the same
+results give the same numbers, so a run on 1 worker, on 2, on a cluster or resumed after a
+crash ends with an identical table.
+
+* Rating: TrueSkill (default) or OpenSkill Plackett-Luce, updated match by match in schedule
+  order; a free-for-all of single seats, ties as draws, or teams where the game reports them
+  (a team's rank is its best seat's). Bots are ordered by the conservative ``mu - 3 sigma``.
+* Per-deal relative score: in each match, a seat's score minus the mean score of its table;
+  averaged, for each bot, over the matches of a duplicate set. Only complete sets count (all
+  rotations stored), since the point of the set is that deal and seat luck cancel.
+* Confidence: a seeded percentile bootstrap over duplicate sets (the independent units),
+  95 % intervals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Any
+
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class RatingSettings:
+    """Rating model and its parameters. ``tau`` defaults to 0: bots are static programs, and a
+    positive tau makes online ratings forget early games (research notes, section 4.4)."""
+
+    model: str = "trueskill"
+    mu: float = 25.0
+    sigma: float = 25.0 / 3
+    beta: float = 25.0 / 6
+    tau: float = 0.0
+    draw_probability: float = 0.10
+    resamples: int = 1000
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    bot: str
+    score: float
+    rank: int
+    status: str
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """A stored match as the statistics see it; ``position`` is its place in the schedule."""
+
+    position: int
+    match_id: str
+    set_id: str
+    seats: tuple[SeatRecord, ...]
+    teams: tuple[tuple[int, ...], ...] | None = None
+
+
+@dataclass(frozen=True)
+class Rating:
+    mu: float
+    sigma: float
+
+    @property
+    def conservative(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    position: int
+    match_id: str
+    bot: str
+    mu: float
+    sigma: float
+
+
+@dataclass
+class BotStats:
+    """One row of the ladder table."""
+
+    bot: str
+    rating: Rating
+    games: int = 0
+    wins: int = 0
+    mean_rank: float | None = None
+    mean_score: float | None = None
+    faults: dict[str, int] = field(default_factory=dict)
+    sets: int = 0
+    relative: float | None = None
+    relative_ci: tuple[float, float] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "bot": self.bot,
+            "conservative": self.rating.conservative,
+            "mu": self.rating.mu,
+            "sigma": self.rating.sigma,
+            "games": self.games,
+            "wins": self.wins,
+            "mean_rank": self.mean_rank,
+            "mean_score": self.mean_score,
+            "faults": self.faults,
+            "sets": self.sets,
+            "relative_score": self.relative,
+            "relative_score_ci": list(self.relative_ci) if self.relative_ci else None,
+        }
+
+
+class _Model:
+    """TrueSkill or OpenSkill behind one small interface: ``new()`` and ``rate()``."""
+
+    def __init__(self, settings: RatingSettings) -> None:
+        s = settings
+        if s.model == "openskill":
+            from openskill.models import PlackettLuce
+
+            self.impl: Any = PlackettLuce(mu=s.mu, sigma=s.sigma, beta=s.beta, tau=s.tau)
+            self.new: Callable[[], Any] = self.impl.rating
+        else:
+            import trueskill
+
+            self.impl = trueskill.TrueSkill(
+                mu=s.mu, sigma=s.sigma, beta=s.beta, tau=s.tau, draw_probability=s.draw_probability
+            )
+            self.new = self.impl.create_rating
+
+    def rate(self, groups: list[list[Any]], ranks: list[int]) -> list[list[Any]]:
+        return [list(g) for g in self.impl.rate(groups, ranks=ranks)]
+
+
+def _groups(match: MatchRecord) -> list[tuple[int, ...]]:
+    if match.teams:
+        return [tuple(t) for t in match.teams]
+    return [(seat,) for seat in range(len(match.seats))]
+
+
+def rate(
+    matches: Sequence[MatchRecord], settings: RatingSettings, bots: Iterable[str]
+) -> tuple[dict[str, Rating], list[HistoryRow]]:
+    """Final ratings of ``bots`` and every bot's rating after each match, in schedule order."""
+    model = _Model(settings)
+    current = {bot: model.new() for bot in bots}
+    history = []
+    for match in sorted(matches, key=lambda m: m.position):
+        groups = _groups(match)
+        players = [[current[match.seats[s].bot] for s in g] for g in groups]
+        ranks = [min(match.seats[s].rank for s in g) for g in groups]
+        for group, rated in zip(groups, model.rate(players, ranks), strict=True):
+            for seat, rating in zip(group, rated, strict=True):
+                bot = match.seats[seat].bot
+                current[bot] = rating
+                history.append(HistoryRow(match.position, match.match_id, bot, *_ms(rating)))
+    return {bot: Rating(*_ms(r)) for bot, r in current.items()}, history
+
+
+def _ms(rating: Any) -> tuple[float, float]:
+    return float(rating.mu), float(rating.sigma)
+
+
+def set_relative_scores(matches: Sequence[MatchRecord]) -> dict[str, dict[str, float]]:
+    """For each complete duplicate set: each bot's mean per-deal relative score."""
+    by_set: dict[str, list[MatchRecord]] = defaultdict(list)
+    for match in matches:
+        by_set[match.set_id].append(match)
+    out: dict[str, dict[str, float]] = {}
+    for set_id, group in sorted(by_set.items()):
+        if len(group) != len(group[0].seats):
+            continue
+        values: dict[str, list[float]] = defaultdict(list)
+        for match in group:
+            mean = fmean(s.score for s in match.seats)
+            for seat in match.seats:
+                values[seat.bot].append(seat.score - mean)
+        out[set_id] = {bot: fmean(v) for bot, v in values.items()}
+    return out
+
+
+def bootstrap_ci(values: Sequence[float], resamples: int, key: str) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean; seeded by ``key`` so reports are stable."""
+    rng = random.Random(hashlib.sha256(f"bootstrap/{key}".encode()).hexdigest())
+    means = sorted(fmean(rng.choices(values, k=len(values))) for _ in range(resamples))
+    tail = (1 - CONFIDENCE) / 2
+    return means[int(tail * resamples)], means[min(resamples - 1, int((1 - tail) * resamples))]
+
+
+def ladder_stats(
+    matches: Sequence[MatchRecord], settings: RatingSettings, bots: Sequence[str]
+) -> list[BotStats]:
+    """The ladder table, best first (conservative rating, then name)."""
+    ratings, _ = rate(matches, settings, bots)
+    stats = {bot: BotStats(bot, ratings[bot]) for bot in bots}
+    ranks: dict[str, list[int]] = defaultdict(list)
+    scores: dict[str, list[float]] = defaultdict(list)
+    faults: dict[str, Counter[str]] = defaultdict(Counter)
+    for match in matches:
+        for seat in match.seats:
+            ranks[seat.bot].append(seat.rank)
+            scores[seat.bot].append(seat.score)
+            if seat.status != "ok":
+                faults[seat.bot][seat.status] += 1
+    per_bot: dict[str, list[float]] = defaultdict(list)
+    for values in set_relative_scores(matches).values():
+        for bot, value in values.items():
+            per_bot[bot].append(value)
+    for bot, row in stats.items():
+        if ranks[bot]:
+            row.games = len(ranks[bot])
+            row.wins = sum(1 for r in ranks[bot] if r == 0)
+            row.mean_rank = fmean(ranks[bot])
+            row.mean_score = fmean(scores[bot])
+        row.faults = dict(sorted(faults[bot].items()))
+        if per_bot[bot]:
+            row.sets = len(per_bot[bot])
+            row.relative = fmean(per_bot[bot])
+            row.relative_ci = bootstrap_ci(per_bot[bot], settings.resamples, bot)
+    return sorted(stats.values(), key=lambda r: (-r.rating.conservative, r.bot))
+
+
+def head_to_head(matches: Iterable[MatchRecord]) -> dict[tuple[str, str], tuple[int, int]]:
+    """For each ordered pair (row, column) that met: (matches row ranked ahead, matches met)."""
+    ahead: Counter[tuple[str, str]] = Counter()
+    met: Counter[tuple[str, str]] = Counter()
+    for match in matches:
+        for a in match.seats:
+            for b in match.seats:
+                if a.bot != b.bot:
+                    met[a.bot, b.bot] += 1
+                    ahead[a.bot, b.bot] += a.rank < b.rank
+    return {pair: (ahead[pair], n) for pair, n in met.items()}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A against B over the duplicate sets and matches where both sat."""
+
+    a: str
+    b: str
+    sets: int
+    mean_difference: float | None
+    ci: tuple[float, float] | None
+    matches: int
+    a_ahead: int
+    b_ahead: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "sets": self.sets,
+            "mean_relative_difference": self.mean_difference,
+            "ci": list(self.ci) if self.ci else None,
+            "matches": self.matches,
+            "a_ahead": self.a_ahead,
+            "b_ahead": self.b_ahead,
+            "ties": self.matches - self.a_ahead - self.b_ahead,
+            "a_ahead_share": self.a_ahead / self.matches if self.matches else None,
+        }
+
+
+def compare(matches: Sequence[MatchRecord], a: str, b: str, resamples: int) -> Comparison:
+    """Paired comparison: per-set relative score of A minus B, and who finished ahead."""
+    diffs = [
+        values[a] - values[b]
+        for values in set_relative_scores(matches).values()
+        if a in values and b in values
+    ]
+    pairs = head_to_head(matches)
+    a_ahead, met = pairs.get((a, b), (0, 0))
+    b_ahead = pairs.get((b, a), (0, 0))[0]
+    return Comparison(
+        a=a,
+        b=b,
+        sets=len(diffs),
+        mean_difference=fmean(diffs) if diffs else None,
+        ci=bootstrap_ci(diffs, resamples, f"{a}/{b}") if diffs else None,
+        matches=met,
+        a_ahead=a_ahead,
+        b_ahead=b_ahead,
+    )

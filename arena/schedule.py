@@ -1,0 +1,110 @@
+"""Pure: which matches a ladder plays, with their ids, deal seeds and seat orders.
+
+Every match belongs to a **duplicate set**: one table (a combination of bots) and one deal
+seed, played once per cyclic rotation of the seats, so each bot of the table sits in each seat
+once with the same cards dealt. Identities never depend on the order or number of bots in the
+file: a table is known by its sorted bot names, and set ids, match ids and deal seeds are
+sha256 digests of the ladder seed, the configuration fingerprint (game, seats, options), the
+table and the round. Adding a bot therefore leaves every existing match as it was, and a
+re-run plays only the tables involving the newcomer.
+
+When a round would hold more tables than ``max_tables``, a balanced subset is drawn instead
+(see :func:`balanced_tables`): each round, from seeded shuffles of the bots, so every bot
+plays as many tables as any other, give or take one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+Table = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One scheduled match. ``bots`` are in seat order; ``table`` is sorted."""
+
+    position: int
+    match_id: str
+    set_id: str
+    round: int
+    table: Table
+    rotation: int
+    seed: int
+    bots: tuple[str, ...]
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()
+
+
+def balanced_tables(pool: Sequence[str], size: int, limit: int, salt: str) -> list[Table]:
+    """Every combination of ``size`` bots from ``pool``, or ``limit`` of them when more.
+
+    The subset is built from passes: each pass orders the bots by a digest of (salt, pass,
+    name) and cuts that order into tables; the few bots left at the end of a pass open the
+    next pass's first table. Each bot thus plays once per pass, so table counts per bot differ
+    by at most one (two in the rare case where a drawn table repeats one already drawn and is
+    skipped). Pairs meet about equally often because every pass is a fresh shuffle.
+    """
+    names = sorted(pool)
+    if math.comb(len(names), size) <= limit:
+        return list(combinations(names, size))
+    chosen: dict[Table, None] = {}
+    carry: list[str] = []
+    for number in range(limit * size + len(names)):
+        rest = sorted(names, key=lambda n: _digest(salt, number, n))
+        fill = [n for n in rest if n not in carry][: size - len(carry)]
+        groups = [carry + fill]
+        rest = [n for n in rest if n not in fill]
+        whole = len(rest) - len(rest) % size
+        groups += [rest[i : i + size] for i in range(0, whole, size)]
+        carry = rest[whole:]
+        for group in groups:
+            chosen.setdefault(tuple(sorted(group)))
+            if len(chosen) == limit:
+                return list(chosen)
+    return list(chosen)
+
+
+def round_tables(
+    names: Sequence[str], seats: int, limit: int, salt: str, candidate: str | None
+) -> list[Table]:
+    """The tables of one round: all (or a balanced subset of) combinations, or a gauntlet's."""
+    if candidate is None:
+        return balanced_tables(names, seats, limit, salt)
+    field = [n for n in names if n != candidate]
+    return [
+        tuple(sorted((candidate, *group)))
+        for group in balanced_tables(field, seats - 1, limit, salt)
+    ]
+
+
+def build_schedule(
+    names: Sequence[str],
+    seats: int,
+    rounds: int,
+    seed: int,
+    fingerprint: str,
+    candidate: str | None = None,
+    max_tables: int = 200,
+) -> list[MatchSpec]:
+    """The whole schedule in its canonical order: round, then table, then rotation."""
+    specs = []
+    for rnd in range(rounds):
+        salt = _digest("subset", seed, fingerprint, rnd)
+        for table in sorted(round_tables(names, seats, max_tables, salt, candidate)):
+            set_id = _digest("set", seed, fingerprint, "\x1e".join(table), rnd)[:16]
+            deal = int(_digest("deal", set_id)[:15], 16)
+            base = sorted(table, key=lambda n, s=set_id: _digest("seat", s, n))
+            for rotation in range(seats):
+                order = tuple(base[(i + rotation) % seats] for i in range(seats))
+                match_id = _digest("match", set_id, rotation)[:16]
+                specs.append(
+                    MatchSpec(len(specs), match_id, set_id, rnd, table, rotation, deal, order)
+                )
+    return specs

@@ -1,0 +1,298 @@
+"""The ladder database: SQLite in WAL mode, written by the runner process alone.
+
+A finished match is stored in one transaction (its row and every seat's result), so a runner
+killed at any moment leaves either the whole match or nothing of it; a resumed run skips the
+match ids already stored. Void attempts (referee or engine failures) go to their own table and
+never become results. Ratings and their history are derived data, rebuilt from the results by
+``arena ladder rerate`` and at the end of every run. ``ladders/README.md`` documents the schema.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shlex
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .bots import BotSpec
+from .ratings import HistoryRow, MatchRecord, Rating, SeatRecord
+from .schedule import MatchSpec
+
+SCHEMA_VERSION = "1"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bots (
+    name TEXT PRIMARY KEY,
+    command TEXT NOT NULL,
+    added_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS matches (
+    id TEXT PRIMARY KEY,
+    set_id TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    status TEXT NOT NULL,
+    game TEXT NOT NULL,
+    game_version TEXT NOT NULL,
+    options TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    decisions INTEGER NOT NULL,
+    duration_ms REAL NOT NULL,
+    started_at REAL NOT NULL,
+    finished_at REAL NOT NULL,
+    attempts INTEGER NOT NULL,
+    worker TEXT NOT NULL,
+    sandbox TEXT NOT NULL,
+    replay_path TEXT
+);
+CREATE INDEX IF NOT EXISTS matches_set ON matches (set_id);
+CREATE TABLE IF NOT EXISTS results (
+    match_id TEXT NOT NULL REFERENCES matches (id),
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL REFERENCES bots (name),
+    score REAL NOT NULL,
+    rank INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    decisions INTEGER NOT NULL,
+    time_ms REAL NOT NULL,
+    max_ms REAL NOT NULL,
+    warnings TEXT NOT NULL,
+    PRIMARY KEY (match_id, seat)
+);
+CREATE INDEX IF NOT EXISTS results_bot ON results (bot);
+CREATE TABLE IF NOT EXISTS voids (
+    match_id TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    bot TEXT PRIMARY KEY,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    conservative REAL NOT NULL,
+    computed_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rating_history (
+    position INTEGER NOT NULL,
+    match_id TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    PRIMARY KEY (position, bot)
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """A database that is missing, from another schema, or at odds with the ladder file."""
+
+
+class Store:
+    """One open ladder database. Use :meth:`create` to run, :meth:`read` to report."""
+
+    def __init__(self, conn: sqlite3.Connection, lock: int | None = None) -> None:
+        self.conn = conn
+        self.conn.row_factory = sqlite3.Row
+        self.lock = lock
+
+    @classmethod
+    def create(cls, path: Path, game: str) -> Store:
+        """Open for writing, creating the file and schema when missing.
+
+        The writer holds an exclusive ``flock`` on the file (independent of SQLite's own
+        ``fcntl`` locks), so two runs of one ladder cannot play the same matches twice.
+        """
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(lock)
+            raise StoreError(f"{path}: in use by another `arena ladder` run") from None
+        conn = sqlite3.connect(path, isolation_level=None, timeout=30)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable against process crashes
+        conn.execute("PRAGMA foreign_keys=ON")
+        store = cls(conn, lock)
+        conn.executescript(SCHEMA)
+        with store.transaction():
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('game', ?)", (game,))
+        store._check_meta(path, game)
+        return store
+
+    @classmethod
+    def read(cls, path: Path, game: str) -> Store:
+        """Open an existing database read-only (reports never create or change one)."""
+        if not path.is_file():
+            raise StoreError(f"{path}: no ladder database yet (run `arena ladder run` first)")
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+        store = cls(conn)
+        store._check_meta(path, game)
+        return store
+
+    def _check_meta(self, path: Path, game: str) -> None:
+        try:
+            meta = dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path}: not a ladder database ({exc})") from None
+        if meta.get("schema") != SCHEMA_VERSION:
+            raise StoreError(f"{path}: schema {meta.get('schema')!r}, expected {SCHEMA_VERSION}")
+        if meta.get("game") != game:
+            raise StoreError(f"{path}: holds a {meta.get('game')} ladder, the file says {game}")
+
+    def transaction(self) -> _Transaction:
+        return _Transaction(self.conn)
+
+    def close(self) -> None:
+        self.conn.close()
+        if self.lock is not None:
+            os.close(self.lock)  # releases the flock
+
+    # -- bots and matches ----------------------------------------------------------------------
+
+    def register_bots(self, bots: Sequence[BotSpec]) -> None:
+        """Add new bots; refuse a known name whose command changed (its results would mix)."""
+        known = {r["name"]: r["command"] for r in self.conn.execute("SELECT * FROM bots")}
+        for bot in bots:
+            command = json.dumps(list(bot.command))
+            if bot.name in known and known[bot.name] != command:
+                before = shlex.join(json.loads(known[bot.name]))
+                raise StoreError(
+                    f"bot {bot.name!r}: command {shlex.join(bot.command)!r} differs from the one "
+                    f"its stored results were played with ({before!r}); give it a new name"
+                )
+        with self.transaction():
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO bots VALUES (?, ?, ?)",
+                [(b.name, json.dumps(list(b.command)), time.time()) for b in bots],
+            )
+
+    def done_ids(self) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT id FROM matches WHERE status = 'done'")}
+
+    def record_match(self, spec: MatchSpec, result: Mapping[str, Any], attempts: int) -> None:
+        """Store one finished match and its seats, atomically."""
+        finished = time.time()
+        row = (
+            spec.match_id,
+            spec.set_id,
+            spec.round,
+            spec.rotation,
+            spec.seed,
+            json.dumps(list(spec.bots)),
+            "done",
+            result["game"],
+            result["game_version"],
+            json.dumps(result["options"], sort_keys=True),
+            json.dumps(result["outcome"], sort_keys=True),
+            result["decisions"],
+            result["duration_ms"],
+            finished - result["duration_ms"] / 1000,
+            finished,
+            attempts,
+            result["worker"],
+            result["sandbox"],
+            result["replay_path"],
+        )
+        seats = [
+            (
+                spec.match_id,
+                s["seat"],
+                s["name"],
+                s["score"],
+                s["rank"],
+                s["status"],
+                s["detail"],
+                s["decisions"],
+                s["time_ms"],
+                s["max_ms"],
+                json.dumps(s["warnings"], sort_keys=True),
+            )
+            for s in result["seats"]
+        ]
+        with self.transaction():
+            self.conn.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
+            self.conn.executemany(
+                f"INSERT INTO results VALUES ({', '.join('?' * len(seats[0]))})", seats
+            )
+
+    def record_void(self, match_id: str, attempt: int, reason: str) -> None:
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO voids VALUES (?, ?, ?, ?)", (match_id, attempt, reason, time.time())
+            )
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def match_records(self, positions: Mapping[str, int]) -> list[MatchRecord]:
+        """Stored matches that are in the schedule (``positions``), in schedule order."""
+        seats: dict[str, list[SeatRecord]] = {}
+        query = "SELECT match_id, bot, score, rank, status FROM results ORDER BY match_id, seat"
+        for r in self.conn.execute(query):
+            seats.setdefault(r["match_id"], []).append(
+                SeatRecord(r["bot"], r["score"], r["rank"], r["status"])
+            )
+        records = []
+        for r in self.conn.execute("SELECT id, set_id, outcome FROM matches"):
+            if r["id"] in positions:
+                teams = json.loads(r["outcome"]).get("teams")
+                records.append(
+                    MatchRecord(
+                        positions[r["id"]],
+                        r["id"],
+                        r["set_id"],
+                        tuple(seats[r["id"]]),
+                        tuple(tuple(t) for t in teams) if teams else None,
+                    )
+                )
+        return sorted(records, key=lambda m: m.position)
+
+    def match_rows(self) -> dict[str, dict[str, Any]]:
+        """Every stored match with its seats, by id (for listings)."""
+        rows = {
+            r["id"]: dict(r) | {"results": []} for r in self.conn.execute("SELECT * FROM matches")
+        }
+        for r in self.conn.execute("SELECT * FROM results ORDER BY match_id, seat"):
+            rows[r["match_id"]]["results"].append(dict(r))
+        return rows
+
+    # -- derived ratings -----------------------------------------------------------------------
+
+    def write_ratings(self, ratings: Mapping[str, Rating], history: Iterable[HistoryRow]) -> None:
+        """Replace the ratings and their history (derived data) in one transaction."""
+        now = time.time()
+        with self.transaction():
+            self.conn.execute("DELETE FROM ratings")
+            self.conn.execute("DELETE FROM rating_history")
+            self.conn.executemany(
+                "INSERT INTO ratings VALUES (?, ?, ?, ?, ?)",
+                [(b, r.mu, r.sigma, r.conservative, now) for b, r in ratings.items()],
+            )
+            self.conn.executemany(
+                "INSERT INTO rating_history VALUES (?, ?, ?, ?, ?)",
+                [(h.position, h.match_id, h.bot, h.mu, h.sigma) for h in history],
+            )
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` on any exception."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        self.conn.execute("COMMIT" if kind is None else "ROLLBACK")

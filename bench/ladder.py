@@ -1,0 +1,133 @@
+"""Ladder throughput: matches per second with trivial bots, 1 and 2 local workers.
+
+Trivial bots: seeded random Python bots playing Happy Mochi cut to one round of at most one
+turn, so a match is mostly bot start-up, handshake and shutdown. For each worker count a fresh
+ladder database is filled by :func:`arena.ladder.run_ladder`, and we report:
+
+* matches per second (wall time of the whole run, rating at the end included);
+* the runner's own work: building the schedule, writing results to SQLite, rating (timed in
+  this process around those calls), as a share of the wall time;
+* the share of wall time outside the referee: 1 - (sum of the referees' match durations /
+  workers) / wall. Besides the runner's own work it holds process dispatch and idle workers.
+
+    python bench/ladder.py [--matches N]
+
+Prints a table and saves bench/results/ladder.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sqlite3
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+from arena import ladder, store
+from arena.executor import LocalExecutor
+from arena.ladder_config import load_ladder
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).parent / "results" / "ladder.json"
+BOTS = 4
+
+
+def ladder_file(folder: Path, rounds: int) -> Path:
+    """4 random bots, 2 seats: 6 tables x 2 rotations per round."""
+    lines = [
+        'game = "happy_mochi"',
+        "seats = 2",
+        f"rounds = {rounds}",
+        f"root = {json.dumps(str(ROOT))}",
+        "[options]",
+        "max_rounds = 1",
+        "max_turns_per_round = 1",
+    ]
+    for i in range(BOTS):
+        command = f"python sample_bots/python/random_bot.py --seed {i}"
+        lines += ["[[bots]]", f'name = "r{i}"', f"command = {json.dumps(command)}"]
+    path = folder / "bench.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+class Timer:
+    """Accumulates the time spent in wrapped functions of the runner (outermost calls only,
+    since rating rebuilds the schedule)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.depth = 0
+
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            self.depth += 1
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.depth -= 1
+                if not self.depth:
+                    self.seconds += time.perf_counter() - started
+
+        return timed
+
+
+def measure(workers: int, rounds: int) -> dict[str, Any]:
+    timer = Timer()
+    originals = (ladder.schedule_of, ladder.rerate, store.Store.record_match)
+    ladder.schedule_of = timer.wrap(ladder.schedule_of)
+    ladder.rerate = timer.wrap(ladder.rerate)
+    store.Store.record_match = timer.wrap(store.Store.record_match)
+    try:
+        with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+            cfg = load_ladder(ladder_file(Path(tmp), rounds))
+            started = time.perf_counter()
+            with LocalExecutor(workers) as executor:
+                summary = ladder.run_ladder(cfg, executor)
+            wall = time.perf_counter() - started
+            with sqlite3.connect(cfg.database) as conn:
+                referee_ms = conn.execute("SELECT SUM(duration_ms) FROM matches").fetchone()[0]
+    finally:
+        ladder.schedule_of, ladder.rerate, store.Store.record_match = originals
+    return {
+        "workers": workers,
+        "matches": summary.played,
+        "wall_s": round(wall, 3),
+        "matches_per_s": round(summary.played / wall, 2),
+        "referee_ms_per_match": round(referee_ms / summary.played, 1),
+        "runner_work_s": round(timer.seconds, 4),
+        "runner_work_share": round(timer.seconds / wall, 4),
+        "outside_referee_share": round(1 - referee_ms / 1000 / workers / wall, 4),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=96, help="rounded to whole rounds of 12")
+    args = parser.parse_args()
+    os.chdir(ROOT)
+    rounds = max(1, args.matches // 12)
+    runs = [measure(workers, rounds) for workers in (1, 2)]
+    headers = list(runs[0])
+    print(tabulate([list(r.values()) for r in runs], headers=headers))
+    meta = {
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "bots": "random_bot.py, happy_mochi max_rounds=1 max_turns_per_round=1, 2 seats",
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps({"meta": meta, "results": runs}, indent=2) + "\n")
+    print(f"saved {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
