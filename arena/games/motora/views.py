@@ -6,13 +6,14 @@ from typing import TYPE_CHECKING, Any
 
 from .board import BOARD
 from .cards import CARDS, public_card
-from .model import LIVING, PRISONER, SHRINES
+from .model import LIVING, PRISONER, SHRINE, SHRINES
 
 if TYPE_CHECKING:
     from .state import MotoraState
 
 
 def view(st: MotoraState, seat: int) -> dict[str, Any]:
+    shrines = _shrine_counts(st)
     carried_by = {m.gear: m.id for m in st.members if m.gear is not None}
     hand = []
     if 0 <= seat < st.players:
@@ -50,7 +51,7 @@ def view(st: MotoraState, seat: int) -> dict[str, Any]:
             }
             for i in st.idols
         ],
-        "tribes": [_tribe(st, s) for s in range(st.players)],
+        "tribes": [_tribe(st, s, shrines[s]) for s in range(st.players)],
         "decks": {name: len(cards) for name, cards in st.decks.items()},
         "event_discard": [CARDS[u].id for u in st.discard],
         "current_event": public_card(st.event) if st.event is not None else None,
@@ -107,7 +108,22 @@ def public_data() -> dict[str, Any]:
     }
 
 
-def _tribe(st: MotoraState, seat: int) -> dict[str, Any]:
+def _shrine_counts(st: MotoraState) -> list[dict[str, dict[str, int]]]:
+    """Idols and dead per tribe and shrine, in one pass (the view's hot spot otherwise)."""
+    counts = [
+        {"idols": dict.fromkeys(SHRINES, 0), "dead": dict.fromkeys(SHRINES, 0)}
+        for _ in range(st.players)
+    ]
+    for idol in st.idols:
+        if idol.owner is not None and idol.shrine in SHRINES:
+            counts[idol.owner]["idols"][idol.shrine] += 1
+    for m in st.members:
+        if m.state == SHRINE and m.shrine_of is not None:
+            counts[m.shrine_of]["dead"][m.shrine] += 1
+    return counts
+
+
+def _tribe(st: MotoraState, seat: int, shrine: dict[str, dict[str, int]]) -> dict[str, Any]:
     tribe = st.tribes[seat]
     counts = {"craftsmen": 0, "temple": 0}
     for uid in st.unattached(seat):
@@ -137,10 +153,10 @@ def _tribe(st: MotoraState, seat: int) -> dict[str, Any]:
         "food": tribe.food,
         "water": tribe.water,
         "shelter": tribe.shelter,
-        "idols": {s: st.idols_of(seat, s) for s in SHRINES},
-        "dead": {s: st.dead_on(seat, s) for s in SHRINES},
-        "life_bonus": st.bonus(seat, "life"),
-        "death_bonus": st.bonus(seat, "death"),
+        "idols": shrine["idols"],
+        "dead": shrine["dead"],
+        "life_bonus": shrine["idols"]["life"] + shrine["dead"]["life"] // 2,
+        "death_bonus": shrine["idols"]["death"] + shrine["dead"]["death"] // 2,
         "members": members,
         "tribe_size": st.tribe_size(seat),
         "cards_in_hand": counts,
