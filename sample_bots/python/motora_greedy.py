@@ -86,8 +86,8 @@ class MotoraGreedy(Bot):
     def _place(self, option: dict[str, Any], view: dict[str, Any]) -> float:
         pos, cost = option["position"], option["cost"]
         me = self._me(view)
-        cell = next(b for b in view["board"] if b["position"] == pos)
-        tile = self.tiles[cell["tile"]]
+        board = view["board"]
+        tile = self.tiles[board["tile"][pos]]
         score = -3.0 * cost if me["shelter"] - cost < 3 else -1.0 * cost
         score -= 4.0 * self._others_at(view, pos)
         mine = self._mine_at(view, pos)
@@ -96,9 +96,9 @@ class MotoraGreedy(Bot):
         idols = [i for i in view["idols"] if i["position"] == pos and not i["moved"]]
         if idols and mine < 2:
             score += 7.0 - 2.0 * cost
-        if cell["owner"] is not None:
+        if pos in board["owner"]:
             return score - 6.0  # someone else's village: a fight at +1 for them
-        if mine == 0 and not cell["destroyed"]:
+        if mine == 0 and pos not in board["destroyed"]:
             best = max(
                 (o["amount"] * self._want(view, o["resource"]) for o in tile["gather"]), default=0
             )
@@ -129,7 +129,7 @@ class MotoraGreedy(Bot):
         if option["position"] is None:
             return -50.0
         home = self._me(view)["village"]
-        owner = next(b["owner"] for b in view["board"] if b["position"] == option["position"])
+        owner = view["board"]["owner"].get(option["position"])
         if owner is not None and owner != view["seat"]:
             return -100.0
         return -float(self._distance(view, option["position"], home))

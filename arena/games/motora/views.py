@@ -30,17 +30,13 @@ def view(st: MotoraState, seat: int) -> dict[str, Any]:
         "turn_order": st.order(),
         "to_act": [d.seat for d in st.pending()],
         "idols_required": BOARD.idols_required[st.players],
-        "board": [
-            {
-                "position": p,
-                "tile": st.tile_at.get(p),
-                "destroyed": st.destroyed[p],
-                "restricted": st.restricted[p],
-                "owner": st.owner.get(p),
-                "ruined": p in st.ruined,
-            }
-            for p in BOARD.positions
-        ],
+        "board": {
+            "tile": dict(st.tile_at),
+            "owner": dict(st.owner),
+            "destroyed": [p for p in BOARD.positions if st.destroyed[p]],
+            "restricted": [p for p in BOARD.positions if st.restricted[p]],
+            "ruined": [p for p in BOARD.positions if p in st.ruined],
+        },
         "idols": [
             {
                 "idol": i.id,
