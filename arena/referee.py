@@ -292,20 +292,23 @@ class Referee:
                     self._send_turn(state, seat, decision)
             if len(answers) == len(pending):
                 return answers
-            now = time.monotonic()
-            asks = [s for s in self.seats if s.active and s.ask is not None]
-            for seat in asks:
-                if now >= seat.ask.deadline:
-                    limit = self.limits.move_ms + self.limits.bank_ms
-                    code, why = (
-                        ("timeout", f"no answer within {self.limits.move_ms} ms + bank")
-                        if seat.ask.bank_full
-                        else ("bank_exhausted", f"time bank of {limit} ms in total used up")
-                    )
-                    self._fault(seat, code, f"{why} (decision {seat.ask.decision.kind})")
-            live = [s.ask.deadline for s in self.seats if s.active and s.ask is not None]
-            if live:
-                self._wait(min(live))
+            self._expire_deadlines()
+            deadlines = [s.ask.deadline for s in self.seats if s.active and s.ask is not None]
+            if deadlines:
+                self._wait(min(deadlines))
+
+    def _expire_deadlines(self) -> None:
+        """Fault every seat whose answer is past its deadline (see the module's clock ruling)."""
+        now = time.monotonic()
+        for seat in self.seats:
+            ask = seat.ask
+            if not seat.active or ask is None or now < ask.deadline:
+                continue
+            if ask.bank_full:
+                code, why = "timeout", f"no answer within {self.limits.move_ms} ms + bank"
+            else:
+                code, why = "bank_exhausted", f"time bank of {self.limits.bank_ms} ms used up"
+            self._fault(seat, code, f"{why} (decision {ask.decision.kind})")
 
     def _substitute(self, seat: _Seat, decision: Decision) -> int:
         return seat.rng.randrange(len(decision.options))

@@ -180,13 +180,13 @@ def strip_timing(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _fields(event: dict[str, Any]) -> str:
-    return " ".join(f"{k}={json.dumps(v)}" for k, v in event.items() if k != "type")
+def _fields(items: dict[str, Any], skip: str = "") -> str:
+    return " ".join(f"{k}={json.dumps(v)}" for k, v in items.items() if k != skip)
 
 
 def _describe_event(entry: dict[str, Any]) -> str:
     event = entry.get("event", {})
-    line = f"{event.get('type', '?')} {_fields(event)}".rstrip()
+    line = f"{event.get('type', '?')} {_fields(event, skip='type')}".rstrip()
     if "only" in entry:
         line += f"  [seen by seat {', '.join(str(s) for s in entry['only'])}]"
     for seat, extra in entry.get("private", {}).items():

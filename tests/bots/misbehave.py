@@ -3,8 +3,8 @@
 Usage: misbehave.py MODE [--after N]
 MODE: crash (exit code 3), abort (SIGABRT), hang (sleeps forever), garbage (bytes that are not
 msgpack), bad_field (choice as a string), illegal (an index past the options), stale (answers
-with an old seq, then correctly), slow (sleeps move_ms * 0.8 before every answer), silent (never
-says hello).
+with an old seq, then correctly), slow (sleeps move_ms * 1.5 before every answer, so each answer
+draws on its bank), silent (never says hello).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def main() -> None:
             continue
         seq, n = msg["seq"], len(msg["options"])
         if args.mode == "slow":
-            time.sleep(move_ms * 0.8 / 1000)
+            time.sleep(move_ms * 1.5 / 1000)
         if turns == args.after:
             if args.mode == "crash":
                 sys.stderr.write("misbehave: crashing on purpose\n")

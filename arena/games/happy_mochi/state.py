@@ -287,11 +287,15 @@ class MochiState(State):
         self.log.emit({"type": "effect_order", "seat": seat, "first": option["first"]})
         self._resolve_effects()
 
-    def _on_insert(self, seat: int, option: dict[str, Any]) -> None:
+    def _insert_held(self, seat: int, index: int, event: str) -> None:
+        """Put the card ``seat`` is holding into its hand at ``index`` (D2, D8)."""
         card = self.holding[seat]
         self.holding[seat] = None
-        self.hands[seat].insert(option["index"], card)  # type: ignore[arg-type]
-        self.log.emit({"type": "insert", "seat": seat, "index": option["index"]})
+        self.hands[seat].insert(index, card)  # type: ignore[arg-type]
+        self.log.emit({"type": event, "seat": seat, "index": index})
+
+    def _on_insert(self, seat: int, option: dict[str, Any]) -> None:
+        self._insert_held(seat, option["index"], "insert")
         self._resolve_effects()
 
     def _on_force_draw_target(self, seat: int, option: dict[str, Any]) -> None:
@@ -335,10 +339,7 @@ class MochiState(State):
 
     def _on_insert_received(self, answers: list[tuple[int, dict[str, Any]]]) -> None:
         for seat, option in answers:
-            card = self.holding[seat]
-            self.holding[seat] = None
-            self.hands[seat].insert(option["index"], card)  # type: ignore[arg-type]
-            self.log.emit({"type": "insert_received", "seat": seat, "index": option["index"]})
+            self._insert_held(seat, option["index"], "insert_received")
         self._resolve_effects()
 
     def _on_use_reserve(self, seat: int, option: dict[str, Any]) -> None:

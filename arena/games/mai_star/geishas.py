@@ -79,11 +79,8 @@ def post_action(st: MaiStarState, seat: int) -> None:
     st.ask(seat, "post_action", options, prompt, "post_action_chosen", seat)
 
 
-@step("post_action_chosen")
-def post_action_chosen(st: MaiStarState, option: dict[str, Any], seat: int) -> None:
-    if option["action"] == "advertise":
-        st.suzune_used = True
-        st.push("advertise", seat, option_card(option), "suzune")
+# After the action only "decline" or Suzune's advertise is offered: the same handling.
+step("post_action_chosen")(pre_action_chosen)
 
 
 @step("courtier_boost")
