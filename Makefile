@@ -5,9 +5,16 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean bots
 
-$(STAMP): pyproject.toml
+SYSTEM := $(VENV)/.system-deps
+
+# Debian packages (bubblewrap, cppzmq, msgpack-cxx, jq): installed when root, else reported.
+$(SYSTEM): scripts/install-system-deps
+	scripts/install-system-deps
+	mkdir -p $(VENV) && touch $(SYSTEM)
+
+$(STAMP): pyproject.toml $(SYSTEM)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet --editable '.[dev]'
@@ -16,8 +23,18 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/arena ladder run ladders/demo.toml
 
-test: $(STAMP)
+test: $(STAMP) bots
 	$(PY) -m pytest -q -n auto
+
+# The sample bots in other languages: Node packages from the lock file, the C++ bot compiled.
+bots: sample_bots/node/node_modules/.installed sample_bots/cpp/build/random_bot
+
+sample_bots/node/node_modules/.installed: sample_bots/node/package.json sample_bots/node/package-lock.json
+	cd sample_bots/node && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+sample_bots/cpp/build/random_bot: $(SYSTEM) $(wildcard sample_bots/cpp/*.cpp sample_bots/cpp/*.hpp sample_bots/cpp/Makefile)
+	$(MAKE) -C sample_bots/cpp
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -28,4 +45,4 @@ bench: $(STAMP)
 	$(PY) bench/transport.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache replays
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache replays sample_bots/node/node_modules sample_bots/cpp/build

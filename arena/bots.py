@@ -3,6 +3,9 @@
 A command whose program is ``python`` or ``python3``, or that starts with a ``.py`` file, runs
 with the interpreter Arena itself runs under, so Python bots can ``import protocol`` without any
 set-up. Any other program is looked up on ``PATH`` (or taken as a path when it contains ``/``).
+
+A bot talks ZeroMQ (``zmq``, the default) or JSON lines on its stdin and stdout (``stdio``); on the
+command line the transport is a prefix of the command: ``stdio:./my_bot.sh``.
 """
 
 from __future__ import annotations
@@ -12,11 +15,14 @@ import re
 import shlex
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+from .sandbox import SandboxLimits
 
 BOT_NAME = re.compile(r"^[A-Za-z0-9_.@+-]{1,64}$")
 _PYTHON_NAMES = ("python", "python3")
+TRANSPORTS = ("zmq", "stdio")
 
 
 class BotCommandError(ValueError):
@@ -28,6 +34,8 @@ class BotSpec:
     name: str
     command: tuple[str, ...]
     cwd: Path | None = None
+    transport: str = "zmq"
+    limits: SandboxLimits | None = None  # None: the match's limits
 
     def argv(self) -> list[str]:
         """The command with Python bots mapped onto Arena's own interpreter."""
@@ -56,11 +64,15 @@ class BotSpec:
 
 
 def parse_bot(text: str, cwd: Path | None = None) -> BotSpec:
-    """``NAME=CMD`` or ``CMD``; without a name, the script's or program's file stem is used."""
+    """``[NAME=][TRANSPORT:]CMD``; without a name, the script's or program's file stem is used."""
     name = ""
     head, sep, rest = text.partition("=")
     if sep and BOT_NAME.match(head.strip()):
         name, text = head.strip(), rest
+    transport = "zmq"
+    head, sep, rest = text.strip().partition(":")
+    if sep and head in TRANSPORTS:
+        transport, text = head, rest
     try:
         argv = shlex.split(text)
     except ValueError as exc:
@@ -72,7 +84,7 @@ def parse_bot(text: str, cwd: Path | None = None) -> BotSpec:
         name = Path(script).stem
     if not BOT_NAME.match(name):
         raise BotCommandError(f"bot name {name!r} must be 1-64 letters, digits or _.@+-")
-    return BotSpec(name, tuple(argv), cwd)
+    return BotSpec(name, tuple(argv), cwd, transport)
 
 
 def unique_names(specs: list[BotSpec]) -> list[BotSpec]:
@@ -82,6 +94,6 @@ def unique_names(specs: list[BotSpec]) -> list[BotSpec]:
     for spec in specs:
         seen[spec.name] = seen.get(spec.name, 0) + 1
         if seen[spec.name] > 1:
-            spec = BotSpec(f"{spec.name}-{seen[spec.name]}", spec.command, spec.cwd)
+            spec = replace(spec, name=f"{spec.name}-{seen[spec.name]}")
         out.append(spec)
     return out

@@ -237,7 +237,9 @@ class Referee:
             )
             log = tmp / f"seat{seat.index}.log"
             try:
-                seat.proc = sandbox.launch(seat.spec.argv(), seat.spec.cwd, env, log)
+                seat.proc = sandbox.launch(
+                    seat.spec.argv(), cwd=seat.spec.cwd, env=env, log_path=log
+                )
             except OSError as exc:
                 self._fault(seat, "crashed", f"could not start: {exc}")
                 continue

@@ -1,4 +1,4 @@
-"""Starting bot processes, and making sure every process of a bot is gone afterwards.
+"""Bot processes: start one, watch it, and make sure every process of it is gone afterwards.
 
 Current level: ``rlimits``: each bot runs in its own session and process group, with a filtered
 environment, stdin closed, stdout and stderr going to a log file in the match's private
@@ -19,6 +19,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from .limits import SandboxLimits
 
 LEVEL = "rlimits"
 LOG_TAIL_BYTES = 4096
@@ -58,6 +60,9 @@ class BotProcess:
     popen: subprocess.Popen[bytes]
     pidfd: int
     log_path: Path
+    level: str = LEVEL
+    stdin: int | None = None  # pipe fds of a stdio bot, non-blocking
+    stdout: int | None = None
 
     @property
     def pid(self) -> int:
@@ -72,6 +77,10 @@ class BotProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, signal.SIGKILL)
         self.popen.wait()
+        for pipe in (self.popen.stdin, self.popen.stdout):
+            if pipe is not None:
+                pipe.close()
+        self.stdin = self.stdout = None
         if self.pidfd >= 0:
             os.close(self.pidfd)
             self.pidfd = -1
@@ -89,19 +98,38 @@ class BotProcess:
 
 
 def launch(
-    argv: Sequence[str], cwd: Path | None, env: Mapping[str, str], log_path: Path
+    argv: Sequence[str],
+    *,
+    cwd: Path | None,
+    env: Mapping[str, str],
+    log_path: Path,
+    limits: SandboxLimits | None = None,
+    socket_path: Path | None = None,
+    stdio: bool = False,
 ) -> BotProcess:
-    """Start ``argv`` in its own process group; raises OSError if it cannot be executed."""
+    """Start ``argv`` in its own process group; raises OSError if it cannot be executed.
+
+    ``socket_path`` is the bot's own ipc socket file (made reachable to it, and to no other
+    bot). With ``stdio`` the bot's stdin and stdout are pipes to the referee
+    (``BotProcess.stdin`` / ``.stdout``, non-blocking); otherwise both go to its log, like stderr.
+    """
+    del socket_path, limits
     with log_path.open("wb") as log:
         popen = subprocess.Popen(
             list(argv),
             cwd=cwd,
             env=dict(env),
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
+            stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
+            stdout=subprocess.PIPE if stdio else log,
+            stderr=log if stdio else subprocess.STDOUT,
             start_new_session=True,
             preexec_fn=functools.partial(_limit_resources, os.getpid()),
             close_fds=True,
         )
-    return BotProcess(popen, os.pidfd_open(popen.pid), log_path)
+    proc = BotProcess(popen, os.pidfd_open(popen.pid), log_path)
+    if stdio:
+        assert popen.stdin is not None and popen.stdout is not None
+        proc.stdin, proc.stdout = popen.stdin.fileno(), popen.stdout.fileno()
+        os.set_blocking(proc.stdin, False)
+        os.set_blocking(proc.stdout, False)
+    return proc
