@@ -5,6 +5,6 @@ are not. See ``docs/sandbox.md`` for the layers and what each one stops.
 """
 
 from .limits import SandboxLimits
-from .process import LEVEL, BotProcess, bot_environment, launch
+from .process import LEVEL, BotProcess, Usage, bot_environment, launch
 
-__all__ = ["LEVEL", "BotProcess", "SandboxLimits", "bot_environment", "launch"]
+__all__ = ["LEVEL", "BotProcess", "SandboxLimits", "Usage", "bot_environment", "launch"]

@@ -53,6 +53,15 @@ def _limit_resources(referee_pid: int) -> None:  # runs in the child between for
     resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
 
 
+@dataclass(frozen=True)
+class Usage:
+    """What a bot used during the match (None where this level cannot measure it)."""
+
+    cpu_ms: float | None = None
+    peak_memory_kb: int | None = None
+    oom_killed: bool = False
+
+
 @dataclass
 class BotProcess:
     """A running bot. ``pidfd`` becomes readable the moment the process exits."""
@@ -84,6 +93,10 @@ class BotProcess:
         if self.pidfd >= 0:
             os.close(self.pidfd)
             self.pidfd = -1
+
+    def usage(self) -> Usage:
+        """CPU time and peak memory of the bot and its processes; complete once it is killed."""
+        return Usage()
 
     def log_tail(self, limit: int = LOG_TAIL_BYTES) -> str:
         """The last ``limit`` bytes of the bot's output, with control characters removed."""
