@@ -1,39 +1,47 @@
 """The referee: plays one match between bot processes and adjudicates every fault.
 
-It owns the authoritative game state and talks to each bot over its own ZeroMQ ROUTER socket,
-bound to an ``ipc://`` socket file in a private temporary directory (mode 0700). A bot proves
-its seat with the per-seat token it was given in ``ARENA_TOKEN``. One ``zmq.Poller`` watches
-every bot socket and every bot's pidfd, so a crash is seen the moment it happens and a hang by a
-monotonic deadline.
+It owns the authoritative game state and talks to each bot through a channel
+(``arena.channels``): its own ZeroMQ ROUTER on an ``ipc://`` socket file in a private temporary
+directory, or JSON lines on the bot's stdin and stdout. A bot proves its seat with the per-seat
+token it was given in ``ARENA_TOKEN``. One ``zmq.Poller`` watches every channel and every bot's
+pidfd, so a crash is seen the moment it happens and a hang by a monotonic deadline. Bots are
+started by ``arena.sandbox`` at the strongest level this machine allows.
 
 Rulings (DESIGN.md section 4; the error codes are protocol v1's):
 
 * clocks: ``init_ms`` to say hello, then per decision ``move_ms``; time beyond it is taken from
-  the seat's ``bank_ms``; ``grace_ms`` absorbs scheduling noise. No answer by
-  ``move_ms + bank + grace`` is ``timeout`` when the bank was still full at the start of that
-  decision (the bot stopped answering) and ``bank_exhausted`` when earlier slow answers had
-  already drawn on it;
-* faults (``crashed``, ``timeout``, ``bank_exhausted``, ``malformed``, ``bad_field``,
-  ``unknown_type``, ``too_large``, ``bad_token``, ``version_mismatch``, ``illegal_action``)
-  forfeit the seat: its process is killed, it is ranked below every seat without a fault (all
-  forfeited seats share the lowest rank) and the game goes on with seeded random legal choices
-  in its place, so the others' game is not spoiled;
+  the seat's ``bank_ms`` (recorded as a ``slow`` incident); ``grace_ms`` absorbs scheduling
+  noise. No answer by ``move_ms + bank + grace`` is ``timeout`` when the bank was still full at
+  the start of that decision (the bot stopped answering) and ``bank_exhausted`` when earlier
+  slow answers had already drawn on it;
+* faults (``crashed``, ``oom``, ``cpu_limit``, ``timeout``, ``bank_exhausted``, ``malformed``,
+  ``bad_field``, ``unknown_type``, ``too_large``, ``illegal_action``) are ruled by the match's
+  :class:`~arena.faults.FaultPolicy`: by default they forfeit the seat: its processes are
+  killed, it is ranked below every seat without a fault (all forfeited seats share the lowest
+  rank) and the game goes on with seeded random legal choices in its place, so the others' game
+  is not spoiled. Under ``substitute`` the random choice stands in for that one answer and a
+  strike is counted. ``bad_token``, ``version_mismatch``, a missed hello and a resignation
+  (the bot sends ``error``) always forfeit;
 * ``stale_seq`` and ``unexpected`` messages are discarded and counted, never fatal;
 * a decision with a single option is applied without asking (``ask_forced`` turns this off);
 * answers to a simultaneous choice are applied in seat order once all are in, so the replay
   does not depend on which bot answered first;
 * an exception inside the referee or the engine voids the match (``void`` is set): it is never
   counted against a bot.
+
+Every seat's record (:class:`SeatResult`) keeps what a bot author or an organiser needs to see:
+status and fault, exit code or signal, wall and CPU time, bank left, strikes, peak memory, the
+sandbox level, the sanitised tail of its stderr, and every incident with the message that
+caused it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import random
 import secrets
-import signal
+import select
 import tempfile
 import time
 from collections import Counter
@@ -45,15 +53,18 @@ from typing import Any
 import zmq
 
 from protocol import codec, messages
-from protocol.codec import ProtocolError
 
 from . import replay, sandbox
 from .bots import BotSpec
+from .channels import Inbound, StdioChannel, ZmqChannel
+from .faults import FORFEIT, FaultPolicy, exit_fault, signal_name
 from .games.base import Decision, Game, State, competition_ranks
 
 OK = "ok"
 RESIGNED = "resigned"
-RCVHWM = 64
+MAX_INCIDENTS = 50  # per seat; later ones are only counted in ``warnings``
+DROP_CHECK_S = 0.05  # after a dropped connection, how long to wait for the process to exit
+GAME_OVER_S = 0.5  # how long bots may take to leave after game_over before they are killed
 
 
 @dataclass(frozen=True)
@@ -72,7 +83,7 @@ class Limits:
 
 @dataclass
 class SeatResult:
-    """How one seat's bot fared: its place, and every fault and warning recorded."""
+    """How one seat's bot fared: its place, every fault and warning, and what it used."""
 
     seat: int
     name: str
@@ -87,6 +98,13 @@ class SeatResult:
     exit_code: int | None = None
     warnings: dict[str, int] = field(default_factory=dict)
     log_tail: str = ""
+    transport: str = "zmq"
+    sandbox: str = ""
+    signal: str | None = None
+    cpu_ms: float | None = None
+    peak_memory_kb: int | None = None
+    strikes: int = 0
+    incidents: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -127,36 +145,42 @@ class _Ask:
     bank_full: bool
 
 
+Channel = ZmqChannel | StdioChannel
+
+
 class _Seat:
-    """The referee's side of one bot: its socket, process, clock and record."""
+    """The referee's side of one bot: its channel, process, clock and record."""
 
     def __init__(self, index: int, spec: BotSpec, bank_ms: int, rng: random.Random) -> None:
         self.index = index
         self.spec = spec
-        self.socket: zmq.Socket | None = None
-        self.endpoint = ""
-        self.rng = rng  # substitute choices after a fault
+        self.channel: Channel | None = None
+        self.rng = rng  # substitute choices
         self.token = secrets.token_hex(16)
         self.proc: sandbox.BotProcess | None = None
         self.watched = False  # its pidfd is in the poller
-        self.identity: bytes | None = None
         self.greeted = False
+        self.alive = True  # its process runs (or is still to start)
         self.status = OK
         self.detail = ""
         self.bank_ms = float(bank_ms)
         self.time_ms = 0.0
         self.max_ms = 0.0
         self.decisions = 0
+        self.strikes = 0
         self.last_seq = 0
         self.cursor = 0
         self.ask: _Ask | None = None
-        self.answer: tuple[int, float] | None = None
+        self.answer: tuple[int, str, float] | None = None  # choice, by, ms
         self.warnings: Counter[str] = Counter()
+        self.incidents: list[dict[str, Any]] = []
         self.exit_code: int | None = None
+        self.usage = sandbox.Usage()
 
     @property
-    def active(self) -> bool:
-        return self.status == OK
+    def playing(self) -> bool:
+        """Not forfeited and its process still there: it is asked and heard."""
+        return self.status == OK and self.alive
 
 
 class Referee:
@@ -171,6 +195,9 @@ class Referee:
         limits: Limits | None = None,
         match_id: str | None = None,
         ask_forced: bool = False,
+        policy: FaultPolicy | None = None,
+        sandbox_limits: sandbox.SandboxLimits | None = None,
+        sandbox_level: str | None = None,
     ) -> None:
         self.game = game
         self.bots = list(bots)
@@ -180,6 +207,9 @@ class Referee:
         names = [b.name for b in self.bots]
         self.match_id = match_id or default_match_id(game.id, seed, names, self.options)
         self.ask_forced = ask_forced
+        self.policy = policy or FaultPolicy()
+        self.sandbox_limits = sandbox_limits or sandbox.SandboxLimits()
+        self.sandbox_level = sandbox_level
         self.seq = 0
         self.finished = False
         self.records: list[dict[str, Any]] = []
@@ -205,10 +235,10 @@ class Referee:
             except Exception as exc:  # a fault of the referee or engine voids the match
                 void = f"internal: {type(exc).__name__}: {exc}"
             finally:
-                self._stop_all()
                 for seat in self.seats:
-                    if seat.socket is not None:
-                        seat.socket.close(linger=0)
+                    self._stop(seat)
+                    if seat.channel is not None:
+                        seat.channel.close()
                 ctx.term()
             result = self._result(state, void, (time.monotonic() - started) * 1000)
         if replay_path is not None and void is None:
@@ -218,40 +248,55 @@ class Referee:
 
     def _start(self, ctx: zmq.Context, tmp: Path) -> None:
         for seat in self.seats:
-            sock = seat.socket = ctx.socket(zmq.ROUTER)
-            sock.setsockopt(zmq.LINGER, 0)
-            sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
-            sock.setsockopt(zmq.MAXMSGSIZE, self.limits.max_message_bytes)
-            sock.setsockopt(zmq.RCVHWM, RCVHWM)
-            seat.endpoint = f"ipc://{tmp}/seat{seat.index}.sock"
-            sock.bind(seat.endpoint)
-            self.poller.register(sock, zmq.POLLIN)
+            if seat.spec.transport == "stdio":
+                seat.channel = StdioChannel(self.limits.max_message_bytes)
+            else:
+                path = str(tmp / f"seat{seat.index}.sock")
+                seat.channel = ZmqChannel(ctx, path, self.limits.max_message_bytes)
+                for handle in seat.channel.handles:
+                    self.poller.register(handle, zmq.POLLIN)
         for seat in self.seats:
-            env = sandbox.bot_environment(
-                {
-                    "ARENA_ENDPOINT": seat.endpoint,
-                    "ARENA_TOKEN": seat.token,
-                    "ARENA_BOT_NAME": seat.spec.name,
-                    "ARENA_SEAT": str(seat.index),
-                }
+            self._launch(seat, tmp)
+
+    def _launch(self, seat: _Seat, tmp: Path) -> None:
+        channel = seat.channel
+        assert channel is not None
+        env = sandbox.bot_environment(
+            {
+                **channel.env(),
+                "ARENA_TOKEN": seat.token,
+                "ARENA_BOT_NAME": seat.spec.name,
+                "ARENA_SEAT": str(seat.index),
+            }
+        )
+        try:
+            seat.proc = sandbox.launch(
+                seat.spec.argv(),
+                cwd=seat.spec.cwd,
+                env=env,
+                log_path=tmp / f"seat{seat.index}.log",
+                limits=seat.spec.limits or self.sandbox_limits,
+                socket_path=Path(channel.endpoint[6:]) if isinstance(channel, ZmqChannel) else None,
+                stdio=isinstance(channel, StdioChannel),
+                level=self.sandbox_level,
             )
-            log = tmp / f"seat{seat.index}.log"
-            try:
-                seat.proc = sandbox.launch(
-                    seat.spec.argv(), cwd=seat.spec.cwd, env=env, log_path=log
-                )
-            except OSError as exc:
-                self._fault(seat, "crashed", f"could not start: {exc}")
-                continue
-            self.poller.register(seat.proc.pidfd, zmq.POLLIN)
-            seat.watched = True
+        except OSError as exc:
+            seat.alive = False
+            self._fault(seat, "crashed", f"could not start: {exc}")
+            return
+        if isinstance(channel, StdioChannel):
+            assert seat.proc.stdin is not None and seat.proc.stdout is not None
+            channel.attach(seat.proc.stdin, seat.proc.stdout)
+            self.poller.register(seat.proc.stdout, zmq.POLLIN)
+        self.poller.register(seat.proc.pidfd, zmq.POLLIN)
+        seat.watched = True
 
     def _handshake(self) -> None:
         deadline = time.monotonic() + (self.limits.init_ms + self.limits.grace_ms) / 1000
-        while any(s.active and not s.greeted for s in self.seats):
+        while any(s.playing and not s.greeted for s in self.seats):
             if time.monotonic() >= deadline:
                 for seat in self.seats:
-                    if seat.active and not seat.greeted:
+                    if seat.playing and not seat.greeted:
                         self._fault(seat, "timeout", f"no hello within {self.limits.init_ms} ms")
                 break
             self._wait(deadline)
@@ -284,18 +329,16 @@ class Referee:
                 seat = self.seats[decision.seat]
                 if len(decision.options) == 1 and not self.ask_forced:
                     answers[seat.index] = (0, "auto", 0.0)
-                elif not seat.active:
-                    answers[seat.index] = (self._substitute(seat, decision), "substitute", 0.0)
                 elif seat.answer is not None:
-                    choice, ms = seat.answer
-                    seat.answer = None
-                    answers[seat.index] = (choice, "bot", ms)
+                    answers[seat.index], seat.answer = seat.answer, None
+                elif not seat.playing:
+                    answers[seat.index] = (self._substitute(seat, decision), "substitute", 0.0)
                 elif seat.ask is None:
                     self._send_turn(state, seat, decision)
             if len(answers) == len(pending):
                 return answers
             self._expire_deadlines()
-            deadlines = [s.ask.deadline for s in self.seats if s.active and s.ask is not None]
+            deadlines = [s.ask.deadline for s in self.seats if s.playing and s.ask is not None]
             if deadlines:
                 self._wait(min(deadlines))
 
@@ -304,12 +347,13 @@ class Referee:
         now = time.monotonic()
         for seat in self.seats:
             ask = seat.ask
-            if not seat.active or ask is None or now < ask.deadline:
+            if not seat.playing or ask is None or now < ask.deadline:
                 continue
             if ask.bank_full:
                 code, why = "timeout", f"no answer within {self.limits.move_ms} ms + bank"
             else:
                 code, why = "bank_exhausted", f"time bank of {self.limits.bank_ms} ms used up"
+            seat.bank_ms = 0.0
             self._fault(seat, code, f"{why} (decision {ask.decision.kind})")
 
     def _substitute(self, seat: _Seat, decision: Decision) -> int:
@@ -339,75 +383,87 @@ class Referee:
         self.finished = True
         outcome = state.outcome().as_dict()
         for seat in self.seats:
-            if seat.active and seat.greeted:
+            if seat.playing and seat.greeted:
                 events, seat.cursor = state.events_since(seat.index, seat.cursor)
                 msg = messages.game_over(outcome, seat.status, state.view(seat.index), events)
                 self._send(seat, msg)
         # Give bots a moment to read game_over and leave on their own; the rest are killed.
-        deadline = time.monotonic() + 0.5
-        while time.monotonic() < deadline and any(
-            s.proc is not None and s.proc.poll() is None for s in self.seats
-        ):
+        deadline = time.monotonic() + GAME_OVER_S
+        while time.monotonic() < deadline and any(s.watched for s in self.seats):
             self._wait(min(deadline, time.monotonic() + 0.02))
 
     # -- events from bots --------------------------------------------------------------------
 
     def _wait(self, until: float) -> None:
-        """Poll every socket and pidfd until ``until`` or the first activity; handle it all."""
+        """Poll every channel and pidfd until ``until`` or the first activity; handle it all."""
+        for seat in self.seats:
+            self._watch_output(seat)
         timeout = max(0.0, (until - time.monotonic()) * 1000)
         ready = dict(self.poller.poll(timeout))
         if not ready:
             return
         for seat in self.seats:
-            if seat.socket in ready:
-                self._drain(seat)
+            if seat.channel is not None and any(h in ready for h in self._handles(seat)):
+                for item in seat.channel.receive(ready):
+                    self._on_message(seat, item)
+                if isinstance(seat.channel, ZmqChannel) and seat.channel.dropped:
+                    self._on_drop(seat)
         for seat in self.seats:
-            if seat.proc is not None and seat.proc.pidfd in ready:
+            if seat.watched and seat.proc is not None and seat.proc.pidfd in ready:
                 self._on_exit(seat)
 
-    def _drain(self, seat: _Seat) -> None:
-        while True:
-            try:
-                frames = seat.socket.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                return
-            if seat.active:
-                self._on_message(seat, frames)
+    def _handles(self, seat: _Seat) -> list[Any]:
+        channel = seat.channel
+        assert channel is not None
+        if isinstance(channel, StdioChannel):
+            return [h for h in (*channel.handles, channel.writing) if h is not None]
+        return channel.handles
 
-    def _on_message(self, seat: _Seat, frames: list[bytes]) -> None:
+    def _watch_output(self, seat: _Seat) -> None:
+        """Poll a stdio bot's stdin for room while output waits, and its stdout until EOF."""
+        channel = seat.channel
+        if not isinstance(channel, StdioChannel) or channel.stdin is None:
+            return
+        if channel.writing is not None:
+            self.poller.register(channel.stdin, zmq.POLLOUT)
+        elif channel.stdin in self.poller:
+            self.poller.unregister(channel.stdin)
+        if channel.closed and channel.stdout in self.poller:
+            self.poller.unregister(channel.stdout)
+
+    def _on_message(self, seat: _Seat, item: Inbound) -> None:
         received = time.monotonic()
-        if len(frames) != 2:
-            self._fault(seat, "malformed", f"a message must be one frame, got {len(frames) - 1}")
+        if not seat.playing:
             return
-        identity, payload = frames
-        try:
-            msg = messages.check_bot_message(codec.decode(payload, self.limits.max_message_bytes))
-        except ProtocolError as exc:
-            seat.identity = seat.identity or identity
-            self._fault(seat, exc.code, exc.message)
+        if item.foreign:
+            self._warn(seat, "unexpected", "message from a second connection", item.excerpt)
             return
+        if item.error is not None:
+            self._fault(seat, item.error.code, item.error.message, item.excerpt)
+            return
+        msg = item.msg
+        assert msg is not None
         kind = msg["type"]
         if kind == "hello":
-            self._on_hello(seat, identity, msg)
-        elif not seat.greeted or identity != seat.identity:
-            self._warn(seat, "unexpected", f"{kind} before hello or from another connection")
+            self._on_hello(seat, msg, item.excerpt)
+        elif not seat.greeted:
+            self._warn(seat, "unexpected", f"{kind} before hello", item.excerpt)
         elif kind == "error":
-            self._fault(seat, RESIGNED, f"bot gave up: {msg['code'][:80]}", notify=False)
+            why = f"bot gave up: {msg['code'][:80]}"
+            self._fault(seat, RESIGNED, why, item.excerpt, notify=False)
         else:
-            self._on_action(seat, msg, received)
+            self._on_action(seat, msg, received, item.excerpt)
 
-    def _on_hello(self, seat: _Seat, identity: bytes, msg: dict[str, Any]) -> None:
+    def _on_hello(self, seat: _Seat, msg: dict[str, Any], excerpt: str) -> None:
         if seat.greeted:
-            self._warn(seat, "unexpected", "second hello")
+            self._warn(seat, "unexpected", "second hello", excerpt)
             return
-        seat.identity = identity
         if not secrets.compare_digest(msg["token"], seat.token):
-            self._fault(seat, "bad_token", "hello carries a wrong token")
+            self._fault(seat, "bad_token", "hello carries a wrong token", excerpt)
         elif codec.PROTOCOL_VERSION not in msg["versions"]:
             supported = codec.PROTOCOL_VERSION
-            self._fault(
-                seat, "version_mismatch", f"bot speaks {msg['versions']}, referee {supported}"
-            )
+            why = f"bot speaks {msg['versions']}, referee {supported}"
+            self._fault(seat, "version_mismatch", why, excerpt)
         else:
             seat.greeted = True
             game = game_info(self.game, self.options)
@@ -415,76 +471,133 @@ class Referee:
             welcome = messages.welcome(self.match_id, seat.index, len(self.seats), game, limits)
             self._send(seat, welcome)
 
-    def _on_action(self, seat: _Seat, msg: dict[str, Any], received: float) -> None:
+    def _on_action(self, seat: _Seat, msg: dict[str, Any], received: float, excerpt: str) -> None:
         ask = seat.ask
         if ask is None or msg["seq"] != ask.seq:
             stale = msg["seq"] <= seat.last_seq
             code = "stale_seq" if stale else "unexpected"
-            self._warn(seat, code, f"action for seq {msg['seq']} is not awaited")
+            self._warn(seat, code, f"action for seq {msg['seq']} is not awaited", excerpt)
             return
         elapsed = (received - ask.sent_at) * 1000
         seat.ask = None
         seat.time_ms += elapsed
         seat.max_ms = max(seat.max_ms, elapsed)
-        seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, elapsed - self.limits.move_ms))
-        choice = msg["choice"]
-        if not 0 <= choice < len(ask.decision.options):
-            n = len(ask.decision.options)
-            self._fault(
-                seat,
-                "illegal_action",
-                f"choice {choice} for {ask.decision.kind}: options 0..{n - 1}",
+        over = elapsed - self.limits.move_ms
+        if over > 0:
+            seat.bank_ms = max(0.0, seat.bank_ms - over)
+            why = (
+                f"answered in {elapsed:.0f} ms, over move_ms {self.limits.move_ms}; "
+                f"{seat.bank_ms:.0f} ms of bank left"
             )
+            self._note(seat, "slow", why, excerpt, fatal=False, seq=ask.seq, kind=ask.decision.kind)
+        choice = msg["choice"]
+        options = ask.decision.options
+        if not 0 <= choice < len(options):
+            shown = excerpt_options(options)
+            n = len(options)
+            why = f"choice {choice} for kind {ask.decision.kind!r}: options 0..{n - 1} were {shown}"
+            self._fault(seat, "illegal_action", why, excerpt, ask=ask)
             return
         seat.decisions += 1
-        seat.answer = (choice, elapsed)
+        seat.answer = (choice, "bot", elapsed)
+
+    def _on_drop(self, seat: _Seat) -> None:
+        """A dropped ZeroMQ connection: a crash if the process ends now, else an oversized frame."""
+        assert isinstance(seat.channel, ZmqChannel)
+        seat.channel.dropped = False
+        if not seat.playing or self.finished or seat.proc is None:
+            return
+        select.select([seat.proc.pidfd], [], [], DROP_CHECK_S)
+        if seat.proc.poll() is None:
+            limit = self.limits.max_message_bytes
+            why = f"connection dropped: a message over {limit} bytes (or the socket was closed)"
+            self._fault(seat, "too_large", why)
 
     def _on_exit(self, seat: _Seat) -> None:
         assert seat.proc is not None
-        self._unwatch(seat)
         seat.exit_code = seat.proc.poll()
-        if seat.active and not self.finished:
-            self._fault(seat, "crashed", describe_exit(seat.exit_code))
+        self._stop(seat)
+        if seat.playing and not self.finished:
+            code, why = exit_fault(seat.exit_code, seat.usage.oom_killed)
+            seat.alive = False
+            self._fault(seat, code, why)
+        seat.alive = False
 
     # -- faults ------------------------------------------------------------------------------
 
-    def _fault(self, seat: _Seat, code: str, detail: str, notify: bool = True) -> None:
-        """Forfeit the seat: record the fault, tell the bot, kill it. The first fault counts."""
-        if not seat.active:
+    def _fault(
+        self,
+        seat: _Seat,
+        code: str,
+        detail: str,
+        excerpt: str = "",
+        notify: bool = True,
+        ask: _Ask | None = None,
+    ) -> None:
+        """Rule on a fault by the policy: forfeit the seat, or substitute this answer."""
+        if seat.status != OK:
+            return
+        ask = ask or seat.ask
+        seq, kind = (ask.seq, ask.decision.kind) if ask is not None else (None, None)
+        substitute = seat.greeted and self.policy.action(code) != FORFEIT
+        if substitute:
+            seat.strikes += 1
+            if seat.strikes > self.policy.max_strikes:
+                substitute = False
+                detail += f" (strike {seat.strikes}, over the limit of {self.policy.max_strikes})"
+        self._note(seat, code, detail, excerpt, fatal=not substitute, seq=seq, kind=kind)
+        if substitute:
+            if ask is not None and seat.answer is None:
+                seat.answer = (self._substitute(seat, ask.decision), "substitute", 0.0)
+            seat.ask = None
+            if seat.alive:
+                self._send(seat, messages.error(code, detail, fatal=False))
             return
         seat.status, seat.detail = code, detail
         seat.ask = None
         seat.answer = None
-        if notify and seat.identity is not None:
+        if notify:
             self._send(seat, messages.error(code, detail, fatal=True))
-        self._kill(seat)
+        self._stop(seat)
 
-    def _warn(self, seat: _Seat, code: str, detail: str) -> None:
-        seat.warnings[code] += 1
-        if seat.identity is not None:
-            self._send(seat, messages.error(code, detail, fatal=False))
+    def _warn(self, seat: _Seat, code: str, detail: str, excerpt: str) -> None:
+        self._note(seat, code, detail, excerpt, fatal=False)
+        self._send(seat, messages.error(code, detail, fatal=False))
+
+    def _note(
+        self,
+        seat: _Seat,
+        code: str,
+        detail: str,
+        excerpt: str,
+        fatal: bool,
+        seq: int | None = None,
+        kind: str | None = None,
+    ) -> None:
+        """Record an incident for the seat's report (the first ones in full, then counted)."""
+        if not fatal:
+            seat.warnings[code] += 1
+        if len(seat.incidents) < MAX_INCIDENTS or fatal:
+            incident = {"code": code, "detail": detail, "fatal": fatal, "seq": seq, "kind": kind}
+            seat.incidents.append({**incident, "message": excerpt})
 
     def _send(self, seat: _Seat, msg: dict[str, Any]) -> None:
-        assert seat.socket is not None
-        # A peer gone (EHOSTUNREACH) or not reading (EAGAIN) is judged by its pidfd or clock.
-        with contextlib.suppress(zmq.ZMQError):
-            seat.socket.send_multipart([seat.identity, codec.encode(msg)], zmq.NOBLOCK)
+        if seat.channel is not None and seat.alive:
+            seat.channel.send(msg)
 
-    def _unwatch(self, seat: _Seat) -> None:
-        if seat.watched:
-            seat.watched = False
-            self.poller.unregister(seat.proc.pidfd)
-
-    def _kill(self, seat: _Seat) -> None:
-        if seat.proc is not None and seat.proc.pidfd >= 0:
-            self._unwatch(seat)
-            seat.proc.kill()
-            if seat.exit_code is None:
-                seat.exit_code = seat.proc.poll()
-
-    def _stop_all(self) -> None:
-        for seat in self.seats:
-            self._kill(seat)
+    def _stop(self, seat: _Seat) -> None:
+        """Kill every process of the seat's bot (once) and keep what it used."""
+        proc = seat.proc
+        if proc is None or proc.pidfd < 0:
+            return
+        for fd in (proc.pidfd, proc.stdout, proc.stdin):
+            if fd is not None and fd in self.poller:
+                self.poller.unregister(fd)
+        seat.watched = False
+        proc.kill()
+        seat.usage = proc.usage()
+        if seat.exit_code is None:
+            seat.exit_code = proc.poll()
 
     # -- the result --------------------------------------------------------------------------
 
@@ -493,7 +606,7 @@ class Referee:
         outcome = state.outcome().as_dict() if void is None else {}
         scores = outcome.get("scores", [0.0] * len(seats))
         game_ranks = outcome.get("ranks", [0] * len(seats))
-        keys = [(not s.active, 0 if not s.active else game_ranks[s.index]) for s in seats]
+        keys = [(s.status != OK, 0 if s.status != OK else game_ranks[s.index]) for s in seats]
         ranks = competition_ranks(keys)
         results = [
             SeatResult(
@@ -510,9 +623,17 @@ class Referee:
                 exit_code=s.exit_code,
                 warnings=dict(sorted(s.warnings.items())),
                 log_tail=s.proc.log_tail() if s.proc is not None else "",
+                transport=s.spec.transport,
+                sandbox=s.proc.level if s.proc is not None else "",
+                signal=signal_name(s.exit_code),
+                cpu_ms=s.usage.cpu_ms,
+                peak_memory_kb=s.usage.peak_memory_kb,
+                strikes=s.strikes,
+                incidents=s.incidents,
             )
             for s in seats
         ]
+        levels = sorted({r.sandbox for r in results if r.sandbox})
         return MatchResult(
             match_id=self.match_id,
             game=self.game.id,
@@ -523,9 +644,14 @@ class Referee:
             outcome=outcome,
             decisions=len(self.records),
             duration_ms=round(duration_ms, 3),
-            sandbox=sandbox.LEVEL,
+            sandbox="+".join(levels) or "none",
             void=void,
         )
+
+
+def excerpt_options(options: Sequence[dict[str, Any]], limit: int = 200) -> str:
+    text = json.dumps(list(options), separators=(",", ":"), default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def game_info(game: Game, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -538,17 +664,6 @@ def game_info(game: Game, options: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def describe_exit(code: int | None) -> str:
-    if code is None:
-        return "connection lost"
-    if code < 0:
-        try:
-            return f"killed by signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exited with code {code} during the match"
-
-
 def play_match(
     game: Game,
     bots: Sequence[BotSpec],
@@ -557,7 +672,12 @@ def play_match(
     limits: Limits | None = None,
     replay_path: Path | None = None,
     match_id: str | None = None,
+    **settings: Any,
 ) -> MatchResult:
-    """Play one match between bot processes; the result, and a replay file if a path is given."""
-    referee = Referee(game, bots, seed, options, limits, match_id)
+    """Play one match between bot processes; the result, and a replay file if a path is given.
+
+    ``settings`` go to :class:`Referee`: ``ask_forced``, ``policy``, ``sandbox_limits``,
+    ``sandbox_level``.
+    """
+    referee = Referee(game, bots, seed, options, limits, match_id, **settings)
     return referee.run(replay_path)

@@ -10,8 +10,9 @@
         run(FirstOption())
 
 ``run`` reads ``ARENA_ENDPOINT`` and ``ARENA_TOKEN`` from the environment (the referee sets them),
-connects a ZeroMQ DEALER, says hello, answers every ``turn`` with ``choose`` and returns after
-``game_over``. Nothing here imports the referee: bots depend on ``protocol`` only.
+connects a ZeroMQ DEALER (or, with ``ARENA_TRANSPORT=stdio``, uses JSON lines on stdin and
+stdout), says hello, answers every ``turn`` with ``choose`` and returns after ``game_over``.
+Nothing here imports the referee: bots depend on ``protocol`` only.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import codec, messages
+
+MAX_INBOUND = 64 << 20  # what the SDK accepts from the referee (views can be large)
 
 
 @dataclass(frozen=True)
@@ -81,21 +84,63 @@ def turn_from_message(msg: dict[str, Any]) -> Turn:
     )
 
 
-def run(bot: Bot, endpoint: str | None = None, token: str | None = None) -> None:
-    """Play one match as ``bot`` against the referee at ``endpoint`` (default: from the env)."""
-    import zmq  # imported here so that offline users of Turn/Bot need no pyzmq
+class _ZmqLink:
+    """A DEALER connected to the referee; one message per frame."""
 
-    endpoint = endpoint or os.environ["ARENA_ENDPOINT"]
+    def __init__(self, endpoint: str) -> None:
+        import zmq  # imported here so that offline users of Turn/Bot need no pyzmq
+
+        self.ctx = zmq.Context()
+        self.sock = self.ctx.socket(zmq.DEALER)
+        self.sock.setsockopt(zmq.LINGER, 1000)
+        self.sock.connect(endpoint)
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.sock.send(codec.encode(msg))
+
+    def recv(self) -> dict[str, Any] | None:
+        return codec.decode(self.sock.recv(), max_bytes=MAX_INBOUND)
+
+    def close(self) -> None:
+        self.sock.close()
+        self.ctx.term()
+
+
+class _StdioLink:
+    """JSON lines on stdin and stdout; ``print`` is sent to stderr so it cannot break framing."""
+
+    def __init__(self) -> None:
+        self.out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+        self.inp = sys.stdin.buffer
+        sys.stdout = sys.stderr
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.out.write(codec.encode_line(msg))
+        self.out.flush()
+
+    def recv(self) -> dict[str, Any] | None:
+        line = self.inp.readline()
+        return codec.decode_line(line, max_bytes=MAX_INBOUND) if line else None
+
+    def close(self) -> None:
+        self.out.close()
+
+
+def run(bot: Bot, endpoint: str | None = None, token: str | None = None) -> None:
+    """Play one match as ``bot``; the transport, endpoint and token come from the environment.
+
+    ``ARENA_TRANSPORT=stdio`` selects JSON lines on stdin/stdout; otherwise the bot connects to
+    ``ARENA_ENDPOINT`` over ZeroMQ.
+    """
     token = token if token is not None else os.environ["ARENA_TOKEN"]
     name = bot.name or os.environ.get("ARENA_BOT_NAME", "") or type(bot).__name__
-    ctx = zmq.Context()
-    sock = ctx.socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 1000)
-    sock.connect(endpoint)
+    if endpoint is None and os.environ.get("ARENA_TRANSPORT") == "stdio":
+        link: _ZmqLink | _StdioLink = _StdioLink()
+    else:
+        link = _ZmqLink(endpoint or os.environ["ARENA_ENDPOINT"])
     try:
-        sock.send(codec.encode(messages.hello(token, name)))
-        while True:
-            msg = codec.decode(sock.recv(), max_bytes=64 << 20)
+        link.send(messages.hello(token, name))
+        while (msg := link.recv()) is not None:
             kind = msg.get("type")
             if kind == "welcome":
                 bot.on_welcome(
@@ -103,7 +148,7 @@ def run(bot: Bot, endpoint: str | None = None, token: str | None = None) -> None
                 )
             elif kind == "turn":
                 choice = bot.choose(turn_from_message(msg))
-                sock.send(codec.encode(messages.action(msg["seq"], int(choice))))
+                link.send(messages.action(msg["seq"], int(choice)))
             elif kind == "game_over":
                 bot.on_game_over(msg["outcome"], msg["you"]["status"])
                 return
@@ -112,5 +157,4 @@ def run(bot: Bot, endpoint: str | None = None, token: str | None = None) -> None
                 if msg.get("fatal"):
                     return
     finally:
-        sock.close()
-        ctx.term()
+        link.close()

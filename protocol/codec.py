@@ -1,6 +1,7 @@
 """Encoding and decoding of protocol v1 messages, with hard limits.
 
-One message is one msgpack map with string keys. Decoding is where untrusted bytes enter the
+One message is one msgpack map with string keys (ZeroMQ: one frame), or the same map as one line
+of JSON (stdio: ``encode_line`` / ``decode_line``). Decoding is where untrusted bytes enter the
 referee, so every limit is enforced here: total size, string/array/map lengths, nesting depth, no
 ext types, no trailing bytes, string keys only. Every failure is a :class:`ProtocolError` whose
 ``code`` is one of the protocol's error codes (``too_large`` or ``malformed``).
@@ -8,6 +9,7 @@ ext types, no trailing bytes, string keys only. Every failure is a :class:`Proto
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import msgpack
@@ -55,6 +57,43 @@ def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
         raise ProtocolError("malformed", f"not a valid msgpack message ({why})") from None
     check_shape(obj)
     return obj
+
+
+def encode_line(message: dict[str, Any]) -> bytes:
+    """One JSON line, UTF-8, ``\\n``-terminated; JSON escapes keep newlines out of the line."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode_line(line: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
+    """Parse one JSON line (without or with its ``\\n``) with the limits of :func:`decode`."""
+    if len(line) > max_bytes:
+        raise ProtocolError("too_large", f"line of {len(line)} bytes exceeds {max_bytes}")
+    try:
+        obj = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError too
+        raise ProtocolError("malformed", f"not a valid JSON line ({exc})") from None
+    check_shape(obj)
+    check_sizes(obj)
+    return obj
+
+
+def check_sizes(obj: Any) -> None:
+    """The string and container limits msgpack enforces while decoding, for JSON input."""
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str) and len(item) > MAX_STR_LEN:
+            raise ProtocolError("malformed", f"string longer than {MAX_STR_LEN} characters")
+        if isinstance(item, dict | list):
+            if len(item) > MAX_ITEMS:
+                raise ProtocolError("malformed", f"container of more than {MAX_ITEMS} items")
+            stack.extend(item.values() if isinstance(item, dict) else item)
+            if isinstance(item, dict):
+                stack.extend(item.keys())
 
 
 def check_shape(obj: Any) -> None:
