@@ -1,10 +1,32 @@
 """Starting bot processes at the strongest isolation level this machine allows.
 
 ``launch`` starts one bot; ``probe`` says which level is in force here and why stronger ones
-are not. See ``docs/sandbox.md`` for the layers and what each one stops.
+are not. See ``docs/sandbox.md`` for the levels, the layers and what each one stops.
 """
 
-from .limits import SandboxLimits
-from .process import LEVEL, BotProcess, Usage, bot_environment, launch
+from typing import Any
 
-__all__ = ["LEVEL", "BotProcess", "SandboxLimits", "Usage", "bot_environment", "launch"]
+from .limits import SandboxLimits
+from .probe import LEVELS, Layer, Probe, SandboxError, choose, probe
+from .process import BotProcess, Usage, bot_environment, launch
+
+__all__ = [
+    "LEVELS",
+    "BotProcess",
+    "Layer",
+    "Probe",
+    "SandboxError",
+    "SandboxLimits",
+    "Usage",
+    "bot_environment",
+    "choose",
+    "launch",
+    "probe",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """``LEVEL``: the level bots start at by default here (probed on first use)."""
+    if name == "LEVEL":
+        return choose(None)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,34 +1,42 @@
-"""Bot processes: start one, watch it, and make sure every process of it is gone afterwards.
+"""Bot processes: start one at a sandbox level, watch it, and make sure every process of it is
+gone afterwards.
 
-Current level: ``rlimits``: each bot runs in its own session and process group, with a filtered
-environment, stdin closed, stdout and stderr going to a log file in the match's private
-directory, and resource limits (no core files, bounded file size and open files). The
-stronger layers of DESIGN.md section 5 (bubblewrap, cgroups, separate uid, seccomp) come on top
-of this interface without changing its callers.
+Every level runs the bot in its own session and process group with a filtered environment,
+stdin closed (or a pipe for stdio bots), its output in a log file, rlimits, and a parent-death
+signal so a dying referee takes its bots along. A cgroup caps memory and processes wherever one
+can be made. ``uid`` adds a leased uid and seccomp; ``bwrap`` adds namespaces and a minimal
+read-only filesystem on top (see ``bwrap.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
-import functools
 import os
+import re
 import resource
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from . import bwrap, seccomp, uids
+from .cgroups import Cgroup
 from .limits import SandboxLimits
+from .probe import choose, probe
 
-LEVEL = "rlimits"
 LOG_TAIL_BYTES = 4096
-MAX_LOG_BYTES = 16 << 20
-MAX_OPEN_FILES = 1024
+# bwrap's two helper processes (monitor and pid-namespace init) count against pids.max.
+_HELPER_PROCESSES = 2
+# Without a memory cgroup, RLIMIT_AS is the only cap: generous, as runtimes reserve far more
+# address space than they use (Node's V8 cage, the JVM heap).
+_MIN_ADDRESS_SPACE_MB = 4096
 
 # Environment variables passed through to bots; everything else of the referee's stays private.
 _PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "HOME")
+_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|.)")
 
 
 def bot_environment(extra: Mapping[str, str]) -> dict[str, str]:
@@ -42,24 +50,58 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG = 1
 
 
-def _limit_resources(referee_pid: int) -> None:  # runs in the child between fork and exec
-    # If the referee dies (even by SIGKILL) the bot gets SIGKILL too; if it died before the
-    # prctl took effect, the bot has been re-parented already and leaves at once.
-    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != referee_pid:
-        os._exit(1)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_LOG_BYTES, MAX_LOG_BYTES))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
-
-
 @dataclass(frozen=True)
 class Usage:
-    """What a bot used during the match (None where this level cannot measure it)."""
+    """What a bot used during the match (None where this machine cannot measure it)."""
 
     cpu_ms: float | None = None
     peak_memory_kb: int | None = None
     oom_killed: bool = False
+
+
+def _rlimits(limits: SandboxLimits, memory_capped: bool) -> list[tuple[int, int]]:
+    mb = 1 << 20
+    found = [
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_FSIZE, limits.file_mb * mb),
+        (resource.RLIMIT_NOFILE, limits.open_files),
+    ]
+    if not memory_capped:
+        found.append((resource.RLIMIT_AS, max(_MIN_ADDRESS_SPACE_MB, 4 * limits.memory_mb) * mb))
+    return found
+
+
+@dataclass
+class _Child:
+    """Runs in the child between fork and exec, as root until it drops to ``uid``."""
+
+    referee_pid: int
+    cgroup: Cgroup | None
+    limits: list[tuple[int, int]]
+    cpu_s: int
+    uid: int | None = None
+    processes: int = 0
+    seccomp_filter: Any = None
+
+    def __call__(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.join()
+        for kind, value in self.limits:
+            resource.setrlimit(kind, (value, value))
+        resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_s, self.cpu_s + 1))
+        if self.uid is not None:
+            # A leased uid is this bot's alone, so the per-uid RLIMIT_NPROC is a second fork cap.
+            resource.setrlimit(resource.RLIMIT_NPROC, (self.processes, self.processes))
+            os.setgroups([])
+            os.setresgid(self.uid, self.uid, self.uid)
+            os.setresuid(self.uid, self.uid, self.uid)
+        # After the uid change, which clears it. If the referee died before this took effect
+        # the child has been re-parented already and leaves at once.
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != self.referee_pid:
+            os._exit(1)
+        if self.seccomp_filter is not None:
+            self.seccomp_filter.load()  # sets NO_NEW_PRIVS: setuid binaries gain nothing
 
 
 @dataclass
@@ -69,9 +111,12 @@ class BotProcess:
     popen: subprocess.Popen[bytes]
     pidfd: int
     log_path: Path
-    level: str = LEVEL
+    level: str
     stdin: int | None = None  # pipe fds of a stdio bot, non-blocking
     stdout: int | None = None
+    cgroup: Cgroup | None = None
+    lease: uids.UidLease | None = None
+    _final_usage: Usage | None = None
 
     @property
     def pid(self) -> int:
@@ -79,13 +124,28 @@ class BotProcess:
 
     def poll(self) -> int | None:
         """The exit code (negative: killed by that signal), or None while running."""
-        return self.popen.poll()
+        code = self.popen.poll()
+        # bwrap reports a bot killed by signal N as exit status 128 + N.
+        if self.level == "bwrap" and code is not None and 128 < code <= 128 + signal.NSIG:
+            return -(code - 128)
+        return code
 
     def kill(self) -> None:
-        """SIGKILL the bot's whole process group, then reap the bot and close the pidfd."""
+        """SIGKILL every process of the bot, reap it, keep its usage, free its cgroup and uid."""
+        if self.cgroup is not None:
+            self.cgroup.kill()
+        elif self.lease is not None:
+            uids.kill_all(self.lease.uid)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, signal.SIGKILL)
         self.popen.wait()
+        if self.cgroup is not None:
+            self._final_usage = self.usage()
+            self.cgroup.remove()
+            self.cgroup = None
+        if self.lease is not None:
+            self.lease.release()
+            self.lease = None
         for pipe in (self.popen.stdin, self.popen.stdout):
             if pipe is not None:
                 pipe.close()
@@ -95,19 +155,37 @@ class BotProcess:
             self.pidfd = -1
 
     def usage(self) -> Usage:
-        """CPU time and peak memory of the bot and its processes; complete once it is killed."""
-        return Usage()
+        """CPU time and peak memory of all the bot's processes; final once it is killed."""
+        if self._final_usage is not None:
+            return self._final_usage
+        if self.cgroup is None:
+            return Usage()
+        f = self.cgroup.figures()
+        return Usage(f.cpu_ms, f.peak_memory_kb, f.oom_killed)
 
     def log_tail(self, limit: int = LOG_TAIL_BYTES) -> str:
-        """The last ``limit`` bytes of the bot's output, with control characters removed."""
+        """The last ``limit`` bytes of the bot's output, without ANSI escapes or control chars."""
         try:
             with self.log_path.open("rb") as f:
                 f.seek(max(0, self.log_path.stat().st_size - limit))
                 data = f.read(limit)
         except OSError:
             return ""
-        text = data.decode("utf-8", "replace")
+        text = _ANSI.sub("", data.decode("utf-8", "replace"))
         return "".join(c for c in text if c.isprintable() or c in "\n\t")
+
+
+def _socket_from(env: Mapping[str, str]) -> Path | None:
+    """The ipc socket named by ``ARENA_ENDPOINT``, for callers that do not pass ``socket_path``."""
+    endpoint = env.get("ARENA_ENDPOINT", "")
+    return Path(endpoint[len("ipc://") :]) if endpoint.startswith("ipc://") else None
+
+
+def _give_socket(socket_path: Path, uid: int) -> None:
+    """Only the bot's uid may connect; its directory becomes traversable, not listable."""
+    os.chown(socket_path, uid, uid)
+    os.chmod(socket_path, 0o600)
+    os.chmod(socket_path.parent, 0o711)
 
 
 def launch(
@@ -119,30 +197,87 @@ def launch(
     limits: SandboxLimits | None = None,
     socket_path: Path | None = None,
     stdio: bool = False,
+    level: str | None = None,
 ) -> BotProcess:
-    """Start ``argv`` in its own process group; raises OSError if it cannot be executed.
+    """Start ``argv`` at ``level`` (None: ``$ARENA_SANDBOX`` or the strongest available).
 
+    Raises OSError if it cannot be started, SandboxError if ``level`` is not available here.
     ``socket_path`` is the bot's own ipc socket file (made reachable to it, and to no other
     bot). With ``stdio`` the bot's stdin and stdout are pipes to the referee
     (``BotProcess.stdin`` / ``.stdout``, non-blocking); otherwise both go to its log, like stderr.
     """
-    del socket_path, limits
-    with log_path.open("wb") as log:
-        popen = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
-            stdout=subprocess.PIPE if stdio else log,
-            stderr=log if stdio else subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=functools.partial(_limit_resources, os.getpid()),
-            close_fds=True,
-        )
-    proc = BotProcess(popen, os.pidfd_open(popen.pid), log_path)
+    level = choose(level)
+    limits = limits or SandboxLimits()
+    socket_path = socket_path or _socket_from(env)
+    found = probe()
+    sandboxed = level != "rlimits"
+    cgroup = lease = None
+    try:
+        if found.has("cgroup"):
+            cgroup = Cgroup(limits.memory_mb, limits.processes + _HELPER_PROCESSES)
+        if sandboxed and found.has("uid"):
+            lease = uids.UidLease()
+        child = _Child(os.getpid(), cgroup, _rlimits(limits, cgroup is not None), limits.cpu_s)
+        if lease is not None and socket_path is not None:
+            _give_socket(socket_path, lease.uid)
+        command, workdir, pass_fds = list(argv), cwd, ()
+        if level == "uid":
+            child.uid, child.processes = lease.uid if lease else None, limits.processes
+            child.seccomp_filter = seccomp.filter_once()
+        if level == "bwrap":
+            workdir = cwd or Path.cwd()
+            program, binds = bwrap.program_paths(argv, workdir, env.get("PATH"))
+            pass_fds = (seccomp.bpf_fd(),)
+            command = bwrap.command(
+                [program, *argv[1:]],
+                cwd=workdir,
+                binds=binds,
+                socket=socket_path,
+                uid=lease.uid if lease else bwrap.NOBODY,
+                tmp_mb=limits.tmp_mb,
+                seccomp_fd=pass_fds[0],
+            )
+            workdir = Path("/")
+        try:
+            popen = _start(command, workdir, env, log_path, stdio, child, pass_fds)
+        finally:
+            for fd in pass_fds:
+                os.close(fd)
+    except BaseException:
+        if cgroup is not None:
+            cgroup.remove()
+        if lease is not None:
+            lease.release()
+        raise
+    proc = BotProcess(popen, os.pidfd_open(popen.pid), log_path, level, cgroup=cgroup, lease=lease)
     if stdio:
         assert popen.stdin is not None and popen.stdout is not None
         proc.stdin, proc.stdout = popen.stdin.fileno(), popen.stdout.fileno()
         os.set_blocking(proc.stdin, False)
         os.set_blocking(proc.stdout, False)
     return proc
+
+
+def _start(
+    command: list[str],
+    cwd: Path | None,
+    env: Mapping[str, str],
+    log_path: Path,
+    stdio: bool,
+    child: _Child,
+    pass_fds: Sequence[int],
+) -> subprocess.Popen[bytes]:
+    with log_path.open("wb") as log:
+        os.fchmod(log.fileno(), 0o600)  # other bots' uids must not read it
+        return subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
+            stdout=subprocess.PIPE if stdio else log,
+            stderr=log if stdio else subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=child,
+            close_fds=True,
+            pass_fds=pass_fds,
+        )

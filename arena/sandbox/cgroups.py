@@ -1,0 +1,196 @@
+"""One cgroup per bot: memory and process caps, CPU accounting, and a way to kill every process.
+
+Supports cgroup v2 (one unified tree) and v1 (one tree per controller; Debian hosts in hybrid
+mode). Memory is capped here, not with RLIMIT_AS, so runtimes that reserve large address ranges
+(Node, the JVM, Go) still start. Our cgroups live under an ``arena`` directory in each tree.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import functools
+import itertools
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+_V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+_KILL_TIMEOUT_S = 5.0
+_counter = itertools.count()
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What the cgroup measured (None where the kernel does not report it)."""
+
+    cpu_ms: float | None
+    peak_memory_kb: int | None
+    oom_killed: bool
+
+
+def version() -> int:
+    """2 on a unified hierarchy, else 1 (v1 or hybrid)."""
+    return 2 if (ROOT / "cgroup.controllers").exists() else 1
+
+
+def _parents() -> list[Path]:
+    if version() == 2:
+        return [ROOT / "arena"]
+    return [ROOT / c / "arena" for c in _V1_CONTROLLERS]
+
+
+def check() -> str:
+    """Empty if bot cgroups can be made here, else why not."""
+    if version() == 2:
+        available = (ROOT / "cgroup.controllers").read_text().split()
+        missing = [c for c in ("memory", "pids") if c not in available]
+        if missing:
+            return f"cgroup: v2 controllers {', '.join(missing)} not available"
+    else:
+        for c in _V1_CONTROLLERS:
+            if not (ROOT / c / "cgroup.procs").exists():
+                return f"cgroup: {ROOT / c} not mounted"
+    try:
+        _prepare_parents()
+    except OSError as exc:
+        return f"cgroup: {exc.filename or ROOT} not writable ({exc.strerror})"
+    return ""
+
+
+@functools.cache
+def _prepare_parents() -> None:
+    """Make our parent cgroups (once per process) and sweep those left by dead referees."""
+    for parent in _parents():
+        parent.mkdir(exist_ok=True)
+        for child in parent.glob("bot-*"):
+            owner = child.name.split("-")[1]
+            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                with contextlib.suppress(OSError):
+                    child.rmdir()
+    if version() == 2:  # controllers must be enabled top-down for a child to get them
+        for path in (ROOT, ROOT / "arena"):
+            enabled = (path / "cgroup.subtree_control").read_text().split()
+            wanted = [c for c in ("memory", "pids", "cpu") if c not in enabled]
+            if wanted:
+                (path / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in wanted))
+
+
+def _write(path: Path, value: str | int) -> None:
+    with open(path, "w") as f:
+        f.write(str(value))
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text()
+    except OSError:
+        return None
+
+
+def _keyed(text: str | None, key: str) -> int | None:
+    """The value of ``key`` in a flat-keyed cgroup file such as ``memory.events``."""
+    for line in (text or "").splitlines():
+        name, _, value = line.partition(" ")
+        if name == key:
+            return int(value)
+    return None
+
+
+class Cgroup:
+    """A bot's cgroup: join it between fork and exec, kill it, read its figures, remove it."""
+
+    def __init__(self, memory_mb: int, processes: int) -> None:
+        _prepare_parents()
+        name = f"bot-{os.getpid()}-{next(_counter)}"
+        self.v2 = version() == 2
+        self.dirs = [parent / name for parent in _parents()]
+        for d in self.dirs:
+            d.mkdir()
+        try:
+            self._limit(memory_mb << 20, processes)
+        except OSError:
+            self.remove()
+            raise
+        # Ready-made strings, so the child does little between fork and exec.
+        self.procs_files = [str(d / "cgroup.procs") for d in self.dirs]
+
+    def _file(self, controller: str, name: str) -> Path:
+        if self.v2:
+            return self.dirs[0] / name
+        return self.dirs[_V1_CONTROLLERS.index(controller)] / name
+
+    def _limit(self, memory_bytes: int, processes: int) -> None:
+        if self.v2:
+            _write(self._file("memory", "memory.max"), memory_bytes)
+            with contextlib.suppress(FileNotFoundError):
+                _write(self._file("memory", "memory.swap.max"), 0)
+        else:
+            _write(self._file("memory", "memory.limit_in_bytes"), memory_bytes)
+            with contextlib.suppress(FileNotFoundError):  # only with swap accounting
+                _write(self._file("memory", "memory.memsw.limit_in_bytes"), memory_bytes)
+        _write(self._file("pids", "pids.max"), processes)
+
+    def join(self) -> None:
+        """Move the calling process in; meant for the child between fork and exec."""
+        pid = str(os.getpid()).encode()
+        for path in self.procs_files:
+            fd = os.open(path, os.O_WRONLY)
+            try:
+                os.write(fd, pid)
+            finally:
+                os.close(fd)
+
+    def pids(self) -> list[int]:
+        found: set[int] = set()
+        for d in self.dirs:
+            text = _read(d / "cgroup.procs") or ""
+            found.update(int(p) for p in text.split())
+        return sorted(found)
+
+    def kill(self) -> None:
+        """SIGKILL every process in it until it is empty (new forks are caught next round)."""
+        if self.v2 and (self.dirs[0] / "cgroup.kill").exists():
+            _write(self.dirs[0] / "cgroup.kill", 1)
+        deadline = time.monotonic() + _KILL_TIMEOUT_S
+        while pids := self.pids():
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            if time.monotonic() > deadline:
+                raise OSError(errno.EBUSY, f"cgroup {self.dirs[0]} still has processes {pids}")
+            time.sleep(0.001)
+
+    def figures(self) -> Figures:
+        if self.v2:
+            cpu_us = _keyed(_read(self._file("cpu", "cpu.stat")), "usage_usec")
+            cpu_ms = None if cpu_us is None else cpu_us / 1000
+            peak = _read(self._file("memory", "memory.peak"))
+            oom = _keyed(_read(self._file("memory", "memory.events")), "oom_kill")
+        else:
+            cpu_ns = _read(self._file("cpuacct", "cpuacct.usage"))
+            cpu_ms = None if cpu_ns is None else int(cpu_ns) / 1e6
+            peak = _read(self._file("memory", "memory.max_usage_in_bytes"))
+            oom = _keyed(_read(self._file("memory", "memory.oom_control")), "oom_kill")
+        return Figures(
+            cpu_ms=cpu_ms,
+            peak_memory_kb=None if peak is None else int(peak) // 1024,
+            oom_killed=bool(oom),
+        )
+
+    def remove(self) -> None:
+        """Remove the (empty) cgroup; the kernel may need a moment after the last exit."""
+        for d in self.dirs:
+            for _ in range(200):
+                try:
+                    d.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError as exc:
+                    if exc.errno != errno.EBUSY:
+                        raise
+                    time.sleep(0.005)
