@@ -7,8 +7,10 @@ the ones that are ready, so neither transport can block the match.
 
 * ZeroMQ: one ROUTER per bot on its own ``ipc://`` socket file. The first connection to speak
   owns the seat; anything from another connection is ``unexpected``. A socket monitor
-  reports a dropped connection: libzmq drops a connection that sends a frame over
-  ``MAXMSGSIZE``, so a drop while the bot is alive is ruled ``too_large``.
+  watches connections: libzmq drops a connection that sends a frame over ``MAXMSGSIZE`` and
+  the bot's DEALER connects again at once, so a drop followed by a new connection is ruled
+  ``too_large`` (a bot that just closes its socket does not come back: its exit or its clock
+  rules it).
 * stdio: JSON lines on the bot's stdin and stdout pipes. A line longer than the message limit is
   ``too_large`` as soon as that many bytes are buffered (the referee never waits for its end),
   and output that ends without a newline is ``malformed``.
@@ -17,6 +19,7 @@ the ones that are ready, so neither transport can block the match.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -44,18 +47,32 @@ class Inbound:
 
 
 def excerpt(data: object) -> str:
-    """A short printable rendering of what a bot sent, safe for logs and terminals."""
-    text = repr(data)
-    if len(text) > EXCERPT_CHARS:
-        text = text[: EXCERPT_CHARS - 3] + "..."
+    """A short printable rendering of what a bot sent (JSON for a decoded message, else the
+    Python repr of the raw bytes), safe for logs and terminals."""
+    if isinstance(data, dict):
+        text = json.dumps(data, ensure_ascii=False, default=repr, separators=(", ", ": "))
+    else:
+        text = repr(data)
+    return printable(text, EXCERPT_CHARS)
+
+
+def printable(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, every control or format character made ``?``."""
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
     return "".join(c if c.isprintable() else "?" for c in text)
 
 
 def _check(payload: bytes, decode: Any, max_bytes: int) -> Inbound:
+    """Decode and validate; the excerpt shows the message as decoded when it could be."""
     try:
-        msg = messages.check_bot_message(decode(payload, max_bytes))
+        decoded = decode(payload, max_bytes)
     except ProtocolError as exc:
         return Inbound(None, exc, excerpt(payload[:EXCERPT_CHARS]))
+    try:
+        msg = messages.check_bot_message(decoded)
+    except ProtocolError as exc:
+        return Inbound(None, exc, excerpt(decoded))
     return Inbound(msg, None, excerpt(msg))
 
 
@@ -72,10 +89,12 @@ class ZmqChannel:
         self.socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
         self.socket.setsockopt(zmq.MAXMSGSIZE, max_bytes)
         self.socket.setsockopt(zmq.RCVHWM, RCVHWM)
-        self.monitor = self.socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        events = zmq.EVENT_DISCONNECTED | zmq.EVENT_ACCEPTED
+        self.monitor = self.socket.get_monitor_socket(events)
         self.socket.bind(self.endpoint)
         self.identity: bytes | None = None
-        self.dropped = False  # a connection was dropped since the last look
+        self.dropped = False
+        self.reconnected = False  # connected again after a drop: see ``oversized``
 
     @property
     def handles(self) -> list[Any]:
@@ -87,8 +106,9 @@ class ZmqChannel:
     def receive(self, ready: dict[Any, int]) -> list[Inbound]:
         if self.monitor in ready:
             while self.monitor.poll(0):
-                recv_monitor_message(self.monitor)
-                self.dropped = True
+                event = recv_monitor_message(self.monitor)["event"]
+                self.dropped = self.dropped or event == zmq.EVENT_DISCONNECTED
+                self.reconnected = self.dropped and event == zmq.EVENT_ACCEPTED
         items: list[Inbound] = []
         while self.socket in ready and len(items) < BATCH:
             try:
@@ -154,15 +174,16 @@ class StdioChannel:
             self._flush()
         if self.stdout is None or self.stdout not in ready or self.closed:
             return []
-        try:
-            chunk = os.read(self.stdout, READ_CHUNK)
-        except BlockingIOError:
-            return []
-        except OSError:
-            chunk = b""
-        if not chunk:
-            self.closed = True
-        self.inbox += chunk
+        # Read all there is, but never hold more than one message's worth unparsed.
+        while not self.closed and len(self.inbox) <= self.max_bytes:
+            try:
+                chunk = os.read(self.stdout, READ_CHUNK)
+            except BlockingIOError:
+                break
+            except OSError:
+                chunk = b""
+            self.closed = not chunk
+            self.inbox += chunk
         items = []
         while (end := self.inbox.find(b"\n")) >= 0:
             line = bytes(self.inbox[:end])

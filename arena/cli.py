@@ -13,12 +13,16 @@ from typing import Annotated, NoReturn
 import typer
 from tabulate import tabulate
 
-from .bots import BotCommandError, parse_bot, unique_names
+from .bots import TRANSPORTS, BotCommandError, parse_bot, unique_names
+from .check_bot import DEFAULT_GAMES, CheckError, check_bot, render, with_transport
+from .faults import FaultPolicy
 from .games import UnknownGame, available_games, load_game
 from .games.base import OptionError
 from .ladder_cli import ladder_app
 from .referee import Limits, MatchResult, default_match_id, play_match
 from .replay import ReplayError, describe, read, verify
+from .sandbox import choose as choose_level
+from .sandbox_cli import sandbox_app
 
 app = typer.Typer(
     help="Arena: run bot matches and ladders for table games.",
@@ -29,6 +33,7 @@ app = typer.Typer(
 replay_app = typer.Typer(help="Inspect and verify replay files.", no_args_is_help=True)
 app.add_typer(replay_app, name="replay")
 app.add_typer(ladder_app, name="ladder")
+app.add_typer(sandbox_app, name="sandbox")
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -36,12 +41,12 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def parse_options(items: list[str]) -> dict[str, str]:
+def parse_options(items: list[str], flag: str = "--option") -> dict[str, str]:
     options: dict[str, str] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            fail(f"--option {item!r} must be KEY=VALUE")
+            fail(f"{flag} {item!r} must be KEY=VALUE")
         options[key.strip()] = value.strip()
     return options
 
@@ -68,10 +73,15 @@ def games(
     typer.echo(tabulate(table, headers=["id", "title", "players", "options"], tablefmt="simple"))
 
 
+STATUS_WIDTH = 100
+
+
 def result_table(result: MatchResult) -> str:
     rows = []
     for s in result.seats:
         status = s.status if not s.detail else f"{s.status}: {s.detail}"
+        if len(status) > STATUS_WIDTH:  # the whole detail is in --json and the replay
+            status = status[: STATUS_WIDTH - 3] + "..."
         rows.append([s.seat, s.name, s.score, s.rank + 1, status])
     return tabulate(rows, headers=["seat", "bot", "score", "rank", "status"], tablefmt="simple")
 
@@ -93,6 +103,18 @@ def play(
     move_ms: Annotated[int, typer.Option(help="Time per decision (ms).")] = Limits.move_ms,
     bank_ms: Annotated[int, typer.Option(help="Overage bank per seat (ms).")] = Limits.bank_ms,
     init_ms: Annotated[int, typer.Option(help="Time to say hello (ms).")] = Limits.init_ms,
+    sandbox: Annotated[
+        str | None, typer.Option(help="Sandbox level [default: the strongest available].")
+    ] = None,
+    fault: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fault", help="CLASS=forfeit|substitute, e.g. illegal_action=substitute (repeatable)."
+        ),
+    ] = None,
+    max_strikes: Annotated[
+        int, typer.Option(help="Substituted faults a seat may make before it forfeits.")
+    ] = FaultPolicy.max_strikes,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Play one match between bots and print each seat's score, rank and status.
@@ -107,12 +129,25 @@ def play(
         specs = unique_names([parse_bot(text) for text in bot])
         for spec in specs:
             spec.check()
-    except (UnknownGame, OptionError, BotCommandError) as exc:
+        policy = FaultPolicy(max_strikes=max_strikes).merged(parse_options(fault or [], "--fault"))
+        if sandbox is not None:
+            choose_level(sandbox)
+    except (UnknownGame, OptionError, BotCommandError, ValueError) as exc:
         fail(str(exc))
     limits = Limits(init_ms=init_ms, move_ms=move_ms, bank_ms=bank_ms)
     match_id = default_match_id(game.id, seed, [s.name for s in specs], options)
     path = replay or Path("replays") / f"{game.id}-{seed}-{match_id[:8]}.json"
-    result = play_match(game, specs, seed, options, limits, replay_path=path, match_id=match_id)
+    result = play_match(
+        game,
+        specs,
+        seed,
+        options,
+        limits,
+        replay_path=path,
+        match_id=match_id,
+        policy=policy,
+        sandbox_level=sandbox,
+    )
     if as_json:
         typer.echo(json.dumps(result.as_dict(), indent=2))
     else:
@@ -121,6 +156,49 @@ def play(
             typer.echo(f"replay: {result.replay_path}")
     if result.void:
         fail(f"match void: {result.void}", code=1)
+
+
+@app.command("check-bot")
+def check_bot_command(
+    game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `arena games`).")],
+    bot: Annotated[str, typer.Option("--bot", help="The bot's command, or NAME=COMMAND.")],
+    games: Annotated[
+        int, typer.Option(help="Matches to play; the bot takes each seat in turn.")
+    ] = DEFAULT_GAMES,
+    transport: Annotated[
+        str | None,
+        typer.Option(help="zmq or stdio [default: zmq, or stdio for a `stdio:` command]."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the first deal (then +1 per game).")] = 0,
+    players: Annotated[
+        int | None, typer.Option(help="Seats per match [default: 3 where the game allows].")
+    ] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", help="Game option KEY=VALUE (repeatable).")
+    ] = None,
+    move_ms: Annotated[int, typer.Option(help="Time per decision (ms).")] = Limits.move_ms,
+    bank_ms: Annotated[int, typer.Option(help="Overage bank per seat (ms).")] = Limits.bank_ms,
+    init_ms: Annotated[int, typer.Option(help="Time to say hello (ms).")] = Limits.init_ms,
+) -> None:
+    """Check that a bot speaks the protocol: play it against random bots, report every problem.
+
+    Every decision is asked, even one with a single option. Each problem is printed with the
+    message that caused it; the exit status is 0 when there were none, 1 otherwise.
+    """
+    if transport is not None and transport not in TRANSPORTS:
+        fail(f"--transport must be one of {', '.join(TRANSPORTS)}, got {transport!r}")
+    try:
+        game = load_game(game_id)
+        spec = with_transport(parse_bot(bot), transport)
+        spec.check()
+        limits = Limits(init_ms=init_ms, move_ms=move_ms, bank_ms=bank_ms)
+        report = check_bot(game, spec, games, players, seed, limits, parse_options(option or []))
+    except (UnknownGame, OptionError, BotCommandError, CheckError) as exc:
+        fail(str(exc))
+    for line in render(report):
+        typer.echo(line)
+    if not report.clean:
+        raise typer.Exit(1)
 
 
 def _load(path: Path) -> dict:

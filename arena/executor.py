@@ -28,8 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from .bots import BotSpec
+from .faults import FaultPolicy
 from .games import load_game
 from .referee import Limits, play_match
+from .sandbox import SandboxLimits
 
 _PR_SET_PDEATHSIG = 1
 STOP_GRACE_S = 5.0
@@ -42,7 +44,16 @@ class ExecutorError(RuntimeError):
 def run_match(job: dict[str, Any]) -> dict[str, Any]:
     """Play one match described by ``job`` (see ``ladder.match_job``); a MatchResult dict."""
     try:
-        bots = [BotSpec(b["name"], tuple(b["command"]), Path(b["cwd"])) for b in job["bots"]]
+        bots = [
+            BotSpec(
+                b["name"],
+                tuple(b["command"]),
+                Path(b["cwd"]),
+                b["transport"],
+                SandboxLimits(**b["limits"]) if b["limits"] else None,
+            )
+            for b in job["bots"]
+        ]
         replay = Path(job["replay"]) if job["replay"] else None
         result = play_match(
             load_game(job["game"]),
@@ -52,6 +63,9 @@ def run_match(job: dict[str, Any]) -> dict[str, Any]:
             Limits(**job["limits"]),
             replay_path=replay,
             match_id=job["match_id"],
+            policy=FaultPolicy(**job["policy"]),
+            sandbox_limits=SandboxLimits(**job["sandbox_limits"]),
+            sandbox_level=job["sandbox"],
         ).as_dict()
     except Exception as exc:  # outside the referee's guard: the worker's fault, not a bot's
         result = {"void": f"worker: {type(exc).__name__}: {exc}"}

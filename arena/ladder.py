@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .bots import BotSpec
 from .executor import Dispatcher, Executor, Job
 from .ladder_config import LadderConfig
 from .ratings import BotStats, MatchRecord, ladder_stats, rate
@@ -57,11 +58,22 @@ def match_job(cfg: LadderConfig, spec: MatchSpec) -> dict[str, Any]:
         "seed": spec.seed,
         "options": cfg.options,
         "limits": cfg.limits.as_dict(),
-        "bots": [
-            {"name": n, "command": list(bots[n].command), "cwd": str(bots[n].cwd)}
-            for n in spec.bots
-        ],
+        "sandbox_limits": cfg.sandbox_limits.as_dict(),
+        "sandbox": cfg.sandbox,
+        "policy": cfg.policy.as_dict(),
+        "bots": [bot_job(bots[n]) for n in spec.bots],
         "replay": str(cfg.replays / f"{spec.match_id}.json.gz") if cfg.replays else None,
+    }
+
+
+def bot_job(bot: BotSpec) -> dict[str, Any]:
+    """A bot as plain data for a worker (see ``executor.run_match``)."""
+    return {
+        "name": bot.name,
+        "command": list(bot.command),
+        "cwd": str(bot.cwd),
+        "transport": bot.transport,
+        "limits": bot.limits.as_dict() if bot.limits else None,
     }
 
 

@@ -20,15 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .bots import BOT_NAME, BotCommandError, BotSpec
+from .bots import BOT_NAME, TRANSPORTS, BotCommandError, BotSpec
+from .faults import FaultPolicy
 from .games import UnknownGame, load_game
 from .games.base import Game, OptionError
 from .ratings import RatingSettings
 from .referee import Limits
+from .sandbox import LEVELS, SandboxLimits
 
 FORMATS = ("round-robin", "gauntlet")
 MODELS = ("trueskill", "openskill")
-TRANSPORTS = ("zmq",)
 DEFAULT_MAX_TABLES = 200
 
 
@@ -47,6 +48,9 @@ class LadderConfig:
     options: dict[str, Any]
     bots: tuple[BotSpec, ...]
     limits: Limits
+    sandbox_limits: SandboxLimits
+    sandbox: str | None  # a level name, or None for the strongest available
+    policy: FaultPolicy
     format: str
     candidate: str | None
     rounds: int
@@ -139,9 +143,13 @@ TOP_KEYS = (
     "replays",
     "options",
     "limits",
+    "sandbox",
+    "faults",
     "rating",
     "bots",
 )
+CLOCK_KEYS = ("init_ms", "move_ms", "bank_ms", "grace_ms")
+SANDBOX_KEYS = tuple(SandboxLimits().as_dict())
 
 
 def load_ladder(path: Path, check_bots: bool = True) -> LadderConfig:
@@ -165,7 +173,10 @@ def load_ladder(path: Path, check_bots: bool = True) -> LadderConfig:
         )
     options = _options(top, game, seats)
     root = (base / top.get("root", "a string", ".")).resolve()
-    bots = _bots(top, root, check_bots)
+    limits_table = top.table("limits")
+    limits_table.only(CLOCK_KEYS + SANDBOX_KEYS)
+    sandbox_limits = _sandbox_limits(limits_table, SandboxLimits())
+    bots = _bots(top, root, check_bots, sandbox_limits)
     if len(bots) < seats:
         raise top.error("bots", f"{len(bots)} bots cannot fill {seats} seats")
     fmt, candidate = _format(top, bots, seats)
@@ -176,7 +187,10 @@ def load_ladder(path: Path, check_bots: bool = True) -> LadderConfig:
         seats=seats,
         options=options,
         bots=bots,
-        limits=_limits(top.table("limits")),
+        limits=_limits(limits_table),
+        sandbox_limits=sandbox_limits,
+        sandbox=_sandbox_level(top),
+        policy=_policy(top.table("faults")),
         format=fmt,
         candidate=candidate,
         rounds=top.integer("rounds", 1, 1),
@@ -209,13 +223,13 @@ def _options(top: _Reader, game: Game, seats: int) -> dict[str, Any]:
         raise top.error("options", str(exc)) from None
 
 
-def _bots(top: _Reader, root: Path, check: bool) -> tuple[BotSpec, ...]:
+def _bots(top: _Reader, root: Path, check: bool, limits: SandboxLimits) -> tuple[BotSpec, ...]:
     entries = top.get("bots", "an array of tables", required=True)
     seen: dict[str, int] = {}
     bots = []
     for i, entry in enumerate(entries):
         item = _Reader(top.label, entry, f"bots[{i}].")
-        item.only(("name", "command", "cwd", "transport"))
+        item.only(("name", "command", "cwd", "transport", "limits"))
         name = item.get("name", "a string", required=True)
         if not BOT_NAME.match(name):
             raise item.error("name", f"expected 1-64 letters, digits or _.@+-, got {name!r}")
@@ -233,7 +247,15 @@ def _bots(top: _Reader, root: Path, check: bool) -> tuple[BotSpec, ...]:
         if transport not in TRANSPORTS:
             allowed = ", ".join(TRANSPORTS)
             raise item.error("transport", f"expected one of {allowed}, got {transport!r}")
-        spec = BotSpec(name, argv, (root / item.get("cwd", "a string", ".")).resolve())
+        own = item.table("limits")
+        own.only(SANDBOX_KEYS)
+        spec = BotSpec(
+            name,
+            argv,
+            (root / item.get("cwd", "a string", ".")).resolve(),
+            transport,
+            _sandbox_limits(own, limits) if own.data else None,
+        )
         if check:
             try:
                 spec.check()
@@ -260,12 +282,32 @@ def _format(top: _Reader, bots: tuple[BotSpec, ...], seats: int) -> tuple[str, s
 
 
 def _limits(table: _Reader) -> Limits:
-    table.only(("init_ms", "move_ms", "bank_ms"))
     return Limits(
         init_ms=table.integer("init_ms", Limits.init_ms, 1),
         move_ms=table.integer("move_ms", Limits.move_ms, 1),
         bank_ms=table.integer("bank_ms", Limits.bank_ms, 0),
+        grace_ms=table.integer("grace_ms", Limits.grace_ms, 0),
     )
+
+
+def _sandbox_limits(table: _Reader, base: SandboxLimits) -> SandboxLimits:
+    """The sandbox keys of a ``limits`` table applied over ``base``."""
+    given = {k: table.integer(k, 1, 1) for k in SANDBOX_KEYS if k in table.data}
+    return base.merged(given)
+
+
+def _sandbox_level(top: _Reader) -> str | None:
+    level = top.get("sandbox", "a string", "auto")
+    if level not in ("auto", *LEVELS):
+        raise top.error("sandbox", f"expected auto or one of {', '.join(LEVELS)}, got {level!r}")
+    return None if level == "auto" else level
+
+
+def _policy(table: _Reader) -> FaultPolicy:
+    try:
+        return FaultPolicy().merged(table.data)
+    except ValueError as exc:
+        raise LadderConfigError(f"{table.label}: faults: {exc}") from None
 
 
 def _rating(table: _Reader) -> RatingSettings:

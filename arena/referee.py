@@ -41,7 +41,6 @@ import hashlib
 import json
 import random
 import secrets
-import select
 import tempfile
 import time
 from collections import Counter
@@ -56,15 +55,15 @@ from protocol import codec, messages
 
 from . import replay, sandbox
 from .bots import BotSpec
-from .channels import Inbound, StdioChannel, ZmqChannel
+from .channels import Inbound, StdioChannel, ZmqChannel, printable
 from .faults import FORFEIT, FaultPolicy, exit_fault, signal_name
 from .games.base import Decision, Game, State, competition_ranks
 
 OK = "ok"
 RESIGNED = "resigned"
 MAX_INCIDENTS = 50  # per seat; later ones are only counted in ``warnings``
-DROP_CHECK_S = 0.05  # after a dropped connection, how long to wait for the process to exit
 GAME_OVER_S = 0.5  # how long bots may take to leave after game_over before they are killed
+DRAIN_ROUNDS = 64  # reads taken from a channel when its bot has exited
 
 
 @dataclass(frozen=True)
@@ -168,7 +167,7 @@ class _Seat:
         self.max_ms = 0.0
         self.decisions = 0
         self.strikes = 0
-        self.last_seq = 0
+        self.last_seq = 0  # per seat: a shared counter would tell how often others are asked
         self.cursor = 0
         self.ask: _Ask | None = None
         self.answer: tuple[int, str, float] | None = None  # choice, by, ms
@@ -210,7 +209,6 @@ class Referee:
         self.policy = policy or FaultPolicy()
         self.sandbox_limits = sandbox_limits or sandbox.SandboxLimits()
         self.sandbox_level = sandbox_level
-        self.seq = 0
         self.finished = False
         self.records: list[dict[str, Any]] = []
         self.poller = zmq.Poller()
@@ -360,11 +358,11 @@ class Referee:
         return seat.rng.randrange(len(decision.options))
 
     def _send_turn(self, state: State, seat: _Seat, decision: Decision) -> None:
-        self.seq += 1
+        seq = seat.last_seq + 1
         events, seat.cursor = state.events_since(seat.index, seat.cursor)
         clock = {"move_ms": self.limits.move_ms, "bank_ms": int(seat.bank_ms)}
         msg = messages.turn(
-            self.seq,
+            seq,
             decision.kind,
             decision.prompt,
             list(decision.options),
@@ -375,8 +373,8 @@ class Referee:
         now = time.monotonic()
         budget = self.limits.move_ms + seat.bank_ms + self.limits.grace_ms
         full = seat.bank_ms >= self.limits.bank_ms
-        seat.ask = _Ask(self.seq, decision, now, now + budget / 1000, full)
-        seat.last_seq = self.seq
+        seat.ask = _Ask(seq, decision, now, now + budget / 1000, full)
+        seat.last_seq = seq
         self._send(seat, msg)
 
     def _finish(self, state: State) -> None:
@@ -406,8 +404,8 @@ class Referee:
             if seat.channel is not None and any(h in ready for h in self._handles(seat)):
                 for item in seat.channel.receive(ready):
                     self._on_message(seat, item)
-                if isinstance(seat.channel, ZmqChannel) and seat.channel.dropped:
-                    self._on_drop(seat)
+                if isinstance(seat.channel, ZmqChannel) and seat.channel.reconnected:
+                    self._on_oversized(seat)
         for seat in self.seats:
             if seat.watched and seat.proc is not None and seat.proc.pidfd in ready:
                 self._on_exit(seat)
@@ -449,7 +447,7 @@ class Referee:
         elif not seat.greeted:
             self._warn(seat, "unexpected", f"{kind} before hello", item.excerpt)
         elif kind == "error":
-            why = f"bot gave up: {msg['code'][:80]}"
+            why = f"bot gave up: {printable(msg['code'], 80)}"
             self._fault(seat, RESIGNED, why, item.excerpt, notify=False)
         else:
             self._on_action(seat, msg, received, item.excerpt)
@@ -476,7 +474,8 @@ class Referee:
         if ask is None or msg["seq"] != ask.seq:
             stale = msg["seq"] <= seat.last_seq
             code = "stale_seq" if stale else "unexpected"
-            self._warn(seat, code, f"action for seq {msg['seq']} is not awaited", excerpt)
+            why = f"action for seq {msg['seq']} is not awaited"
+            self._warn(seat, code, why, excerpt, seq=msg["seq"])
             return
         elapsed = (received - ask.sent_at) * 1000
         seat.ask = None
@@ -501,20 +500,28 @@ class Referee:
         seat.decisions += 1
         seat.answer = (choice, "bot", elapsed)
 
-    def _on_drop(self, seat: _Seat) -> None:
-        """A dropped ZeroMQ connection: a crash if the process ends now, else an oversized frame."""
+    def _drain(self, seat: _Seat) -> None:
+        """Take every message a bot left behind, without waiting."""
+        channel = seat.channel
+        assert channel is not None
+        for _ in range(DRAIN_ROUNDS):
+            items = channel.receive(dict.fromkeys(channel.handles, zmq.POLLIN))
+            for item in items:
+                self._on_message(seat, item)
+            if not items:
+                return
+
+    def _on_oversized(self, seat: _Seat) -> None:
+        """libzmq dropped the bot's connection for a frame over the limit, and it came back."""
         assert isinstance(seat.channel, ZmqChannel)
-        seat.channel.dropped = False
-        if not seat.playing or self.finished or seat.proc is None:
-            return
-        select.select([seat.proc.pidfd], [], [], DROP_CHECK_S)
-        if seat.proc.poll() is None:
+        seat.channel.dropped = seat.channel.reconnected = False
+        if seat.playing and not self.finished:
             limit = self.limits.max_message_bytes
-            why = f"connection dropped: a message over {limit} bytes (or the socket was closed)"
-            self._fault(seat, "too_large", why)
+            self._fault(seat, "too_large", f"a message over {limit} bytes (connection dropped)")
 
     def _on_exit(self, seat: _Seat) -> None:
         assert seat.proc is not None
+        self._drain(seat)  # what it said before it went counts (and is ruled) first
         seat.exit_code = seat.proc.poll()
         self._stop(seat)
         if seat.playing and not self.finished:
@@ -560,8 +567,10 @@ class Referee:
             self._send(seat, messages.error(code, detail, fatal=True))
         self._stop(seat)
 
-    def _warn(self, seat: _Seat, code: str, detail: str, excerpt: str) -> None:
-        self._note(seat, code, detail, excerpt, fatal=False)
+    def _warn(
+        self, seat: _Seat, code: str, detail: str, excerpt: str, seq: int | None = None
+    ) -> None:
+        self._note(seat, code, detail, excerpt, fatal=False, seq=seq)
         self._send(seat, messages.error(code, detail, fatal=False))
 
     def _note(

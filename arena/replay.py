@@ -12,8 +12,12 @@ A replay is one JSON document (``.json``, or gzip-compressed when the name ends 
   decision's mark are what this answer caused);
 * ``events``: the omniscient event log (each entry: ``event``, and ``only``/``private`` where
   the event is not fully public);
-* ``outcome``: the game's own outcome; ``result``: per seat rank, status and fault detail;
-* ``timing``: wall-clock facts, the only part that differs between two plays of one match.
+* ``outcome``: the game's own outcome; ``result``: per seat what the referee recorded: rank,
+  status and fault detail, exit code or signal, transport, sandbox level, strikes, wall and CPU
+  time, bank left, peak memory, warnings, every incident with the message that caused it, and
+  the tail of its stderr;
+* ``timing``: wall-clock facts. With the volatile seat fields (``VOLATILE_SEAT_FIELDS``) and
+  each decision's ``ms``, the only parts that differ between two plays of one match.
 
 ``verify`` replays the recorded answers on a fresh engine and compares event log and outcome.
 """
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +39,16 @@ if TYPE_CHECKING:
 FORMAT = "arena-replay"
 FORMAT_VERSION = 1
 TIMING_FIELDS = ("timing",)
+VOLATILE_SEAT_FIELDS = (
+    "time_ms",
+    "max_ms",
+    "bank_left_ms",
+    "cpu_ms",
+    "peak_memory_kb",
+    "warnings",
+    "incidents",
+    "log_tail",
+)
 
 
 class ReplayError(ValueError):
@@ -61,8 +75,7 @@ def build(referee: Referee, state: State, result: MatchResult) -> dict[str, Any]
         "events": state.event_log(),
         "outcome": state.outcome().as_dict(),
         "result": [
-            {"seat": s.seat, "rank": s.rank, "status": s.status, "detail": s.detail}
-            for s in result.seats
+            {k: v for k, v in asdict(s).items() if k not in ("name", "score")} for s in result.seats
         ],
         "sandbox": result.sandbox,
         "timing": {"duration_ms": result.duration_ms},
@@ -177,6 +190,9 @@ def strip_timing(data: dict[str, Any]) -> dict[str, Any]:
     """The replay without wall-clock facts: two plays of one match give equal results."""
     out = {k: v for k, v in data.items() if k not in TIMING_FIELDS}
     out["decisions"] = [{k: v for k, v in d.items() if k != "ms"} for d in data["decisions"]]
+    out["result"] = [
+        {k: v for k, v in r.items() if k not in VOLATILE_SEAT_FIELDS} for r in data["result"]
+    ]
     return out
 
 
@@ -226,4 +242,36 @@ def describe(data: dict[str, Any]) -> list[str]:
             f"  seat {r['seat']} {names.get(r['seat'], '?')}: place {r['rank'] + 1}, "
             f"score {score}, {r['status']}{detail}"
         )
+        lines += [f"    {line}" for line in describe_seat(r)]
+    return lines
+
+
+def _number(value: Any, unit: str, scale: float = 1.0) -> str:
+    return "?" if value is None else f"{value / scale:.1f} {unit}"
+
+
+def describe_seat(r: dict[str, Any]) -> list[str]:
+    """How a seat's bot ran: resources, exit, strikes, incidents and its stderr tail."""
+    if "transport" not in r:  # a replay written before these were recorded
+        return []
+    ended = f"signal {r['signal']}" if r.get("signal") else f"exit code {r.get('exit_code')}"
+    lines = [
+        f"{r['transport']} bot, sandbox {r['sandbox'] or '?'}, {r['decisions']} decisions, "
+        f"{_number(r['time_ms'], 'ms')} thinking (max {_number(r['max_ms'], 'ms')}), "
+        f"CPU {_number(r['cpu_ms'], 'ms')}, peak memory "
+        f"{_number(r['peak_memory_kb'], 'MiB', 1024)}, bank left "
+        f"{_number(r['bank_left_ms'], 'ms')}, strikes {r['strikes']}, {ended}",
+    ]
+    if r.get("warnings"):
+        lines.append("warnings: " + ", ".join(f"{k} x{n}" for k, n in r["warnings"].items()))
+    for incident in r.get("incidents", []):
+        where = f" at seq {incident['seq']} ({incident['kind']})" if incident.get("seq") else ""
+        fatal = "fatal " if incident.get("fatal") else ""
+        lines.append(f"{fatal}{incident['code']}{where}: {incident['detail']}")
+        if incident.get("message"):
+            lines.append(f"  it sent: {incident['message']}")
+    tail = r.get("log_tail", "").rstrip().splitlines()[-10:]
+    if tail:
+        lines.append("stderr (last lines):")
+        lines += [f"  | {line}" for line in tail]
     return lines

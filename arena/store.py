@@ -9,6 +9,7 @@ never become results. Ratings and their history are derived data, rebuilt from t
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -23,7 +24,22 @@ from .bots import BotSpec
 from .ratings import HistoryRow, MatchRecord, Rating, SeatRecord
 from .schedule import MatchSpec
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+
+# Seat columns added by schema 2 (what each bot used and every incident), with their defaults
+# for results stored by schema 1; a schema-1 database is upgraded in place when opened.
+SEAT_COLUMNS_V2 = (
+    ("transport", "TEXT NOT NULL DEFAULT 'zmq'"),
+    ("sandbox", "TEXT NOT NULL DEFAULT ''"),
+    ("exit_code", "INTEGER"),
+    ("signal", "TEXT"),
+    ("bank_left_ms", "REAL"),
+    ("cpu_ms", "REAL"),
+    ("peak_memory_kb", "INTEGER"),
+    ("strikes", "INTEGER NOT NULL DEFAULT 0"),
+    ("incidents", "TEXT NOT NULL DEFAULT '[]'"),
+    ("log_tail", "TEXT NOT NULL DEFAULT ''"),
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,6 +82,7 @@ CREATE TABLE IF NOT EXISTS results (
     time_ms REAL NOT NULL,
     max_ms REAL NOT NULL,
     warnings TEXT NOT NULL,
+    {seat_columns}
     PRIMARY KEY (match_id, seat)
 );
 CREATE INDEX IF NOT EXISTS results_bot ON results (bot);
@@ -90,7 +107,9 @@ CREATE TABLE IF NOT EXISTS rating_history (
     sigma REAL NOT NULL,
     PRIMARY KEY (position, bot)
 );
-"""
+""".replace(
+    "{seat_columns}", "".join(f"{name} {decl},\n    " for name, decl in SEAT_COLUMNS_V2).rstrip()
+)
 
 
 class StoreError(RuntimeError):
@@ -128,14 +147,30 @@ class Store:
         with store.transaction():
             conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
             conn.execute("INSERT OR IGNORE INTO meta VALUES ('game', ?)", (game,))
+        store._upgrade()
         store._check_meta(path, game)
         return store
+
+    def _upgrade(self) -> None:
+        """Bring a schema-1 database to schema 2: new seat columns, nothing lost."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if row is None or row[0] != "1":
+            return
+        have = {r[1] for r in self.conn.execute("PRAGMA table_info(results)")}
+        with self.transaction():
+            for name, decl in SEAT_COLUMNS_V2:
+                if name not in have:
+                    self.conn.execute(f"ALTER TABLE results ADD COLUMN {name} {decl}")
+            self.conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
 
     @classmethod
     def read(cls, path: Path, game: str) -> Store:
         """Open an existing database read-only (reports never create or change one)."""
         if not path.is_file():
             raise StoreError(f"{path}: no ladder database yet (run `arena ladder run` first)")
+        rw = sqlite3.connect(path, isolation_level=None, timeout=30)
+        with contextlib.closing(rw), contextlib.suppress(sqlite3.DatabaseError):
+            cls(rw)._upgrade()  # a database that is not a ladder's: _check_meta says so
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
         store = cls(conn)
         store._check_meta(path, game)
@@ -218,6 +253,16 @@ class Store:
                 s["time_ms"],
                 s["max_ms"],
                 json.dumps(s["warnings"], sort_keys=True),
+                s["transport"],
+                s["sandbox"],
+                s["exit_code"],
+                s["signal"],
+                s["bank_left_ms"],
+                s["cpu_ms"],
+                s["peak_memory_kb"],
+                s["strikes"],
+                json.dumps(s["incidents"]),
+                s["log_tail"],
             )
             for s in result["seats"]
         ]

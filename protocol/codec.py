@@ -10,6 +10,7 @@ ext types, no trailing bytes, string keys only. Every failure is a :class:`Proto
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import msgpack
@@ -49,6 +50,7 @@ def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
             max_array_len=MAX_ITEMS,
             max_map_len=MAX_ITEMS,
             max_ext_len=0,
+            ext_hook=_no_ext,
         )
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
         # Covers bad bytes, truncation, trailing data, invalid UTF-8, ext types, over-long
@@ -57,6 +59,10 @@ def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
         raise ProtocolError("malformed", f"not a valid msgpack message ({why})") from None
     check_shape(obj)
     return obj
+
+
+def _no_ext(code: int, data: bytes) -> Any:
+    raise ValueError(f"ext type {code} is not allowed")  # max_ext_len=0 still admits empty ones
 
 
 def encode_line(message: dict[str, Any]) -> bytes:
@@ -68,12 +74,19 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400: what msgpack and encode_line could not carry
+        raise ValueError(f"number {text[:20]} is out of range")
+    return value
+
+
 def decode_line(line: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
     """Parse one JSON line (without or with its ``\\n``) with the limits of :func:`decode`."""
     if len(line) > max_bytes:
         raise ProtocolError("too_large", f"line of {len(line)} bytes exceeds {max_bytes}")
     try:
-        obj = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
+        obj = json.loads(line.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite)
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError too
         raise ProtocolError("malformed", f"not a valid JSON line ({exc})") from None
     check_shape(obj)
@@ -82,18 +95,29 @@ def decode_line(line: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, An
 
 
 def check_sizes(obj: Any) -> None:
-    """The string and container limits msgpack enforces while decoding, for JSON input."""
+    """The string and container limits (and UTF-8) msgpack enforces while decoding, for JSON."""
     stack = [obj]
     while stack:
         item = stack.pop()
-        if isinstance(item, str) and len(item) > MAX_STR_LEN:
-            raise ProtocolError("malformed", f"string longer than {MAX_STR_LEN} characters")
+        if isinstance(item, str):
+            if len(item) > MAX_STR_LEN:
+                raise ProtocolError("malformed", f"string longer than {MAX_STR_LEN} characters")
+            if not item.isascii() and not _is_utf8(item):
+                raise ProtocolError("malformed", "string with a lone surrogate (not UTF-8)")
         if isinstance(item, dict | list):
             if len(item) > MAX_ITEMS:
                 raise ProtocolError("malformed", f"container of more than {MAX_ITEMS} items")
             stack.extend(item.values() if isinstance(item, dict) else item)
             if isinstance(item, dict):
                 stack.extend(item.keys())
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # "\\ud800" escapes decode to lone surrogates
+        return False
+    return True
 
 
 def check_shape(obj: Any) -> None:

@@ -71,6 +71,8 @@ def check_bot_message(msg: dict[str, Any]) -> dict[str, Any]:
     fields = _BOT_FIELDS.get(kind)
     if fields is None:
         raise ProtocolError("unknown_type", f"unknown message type {kind[:40]!r}")
+    if kind != "hello" and msg["v"] != PROTOCOL_VERSION:  # hello may offer other versions
+        raise _fail(f"{kind}.v is {msg['v']}, the protocol in use is {PROTOCOL_VERSION}")
     for name, (expected, required) in fields.items():
         if name not in msg:
             if required:

@@ -54,7 +54,9 @@ def test_play_table_and_replay_show(tmp_path: Path) -> None:
     shown = arena("replay", "show", str(replay))
     assert shown.returncode == 0
     assert "seat 0 (a) turn: choice" in shown.stdout
-    assert shown.stdout.rstrip().splitlines()[-1].startswith("  seat 1 b: place")
+    result = shown.stdout[shown.stdout.index("\nresult:\n") :].splitlines()
+    assert result[2].startswith("  seat 0 a: place") and result[4].startswith("  seat 1 b: place")
+    assert result[5].startswith("    zmq bot, sandbox ") and "exit code 0" in result[5]
 
 
 def test_tampered_replay_fails_verification(tmp_path: Path) -> None:

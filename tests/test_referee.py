@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from arena import sandbox
 from arena.bots import BotSpec, parse_bot
+from arena.faults import FaultPolicy
 from arena.games import load_game
 from arena.referee import Limits, MatchResult, play_match
 from arena.replay import read, strip_timing, verify
@@ -183,3 +185,63 @@ def test_every_fault_ranks_below_every_clean_seat(bot_dir: Path, tmp_path: Path)
     result = play(bot_dir, bots, tmp_path)
     assert [s.status for s in result.seats] == ["crashed", "ok", "illegal_action"]
     assert result.ranks == [1, 0, 1]
+
+
+def test_substitute_policy_counts_strikes_then_forfeits(bot_dir: Path, tmp_path: Path) -> None:
+    """illegal_action=substitute, 2 strikes allowed: the third illegal answer forfeits."""
+    policy = FaultPolicy(illegal_action="substitute", max_strikes=2)
+    bots = [*randoms(bot_dir, 1), misbehaving(bot_dir, "illegal_always", 1)]
+    result = play_match(GAME, bots, 11, ONE_ROUND, FAST, tmp_path / "r.json", policy=policy)
+    faulty = result.seats[1]
+    assert (faulty.status, faulty.strikes) == ("illegal_action", 3)
+    assert "strike 3, over the limit of 2" in faulty.detail
+    assert [i["fatal"] for i in faulty.incidents] == [False, False, True]
+    data = read(tmp_path / "r.json")
+    substituted = [d for d in data["decisions"] if d["seat"] == 1 and d["by"] == "substitute"]
+    assert len(substituted) >= 3
+    assert verify(data).ok
+
+
+def test_substituted_crash_plays_on_with_one_strike(bot_dir: Path, tmp_path: Path) -> None:
+    policy = FaultPolicy(crash="substitute")
+    bots = [*randoms(bot_dir, 1), misbehaving(bot_dir, "crash", 2)]
+    result = play(bot_dir, bots, tmp_path)  # default policy: forfeit
+    assert result.seats[1].status == "crashed"
+    result = play_match(GAME, bots, 11, ONE_ROUND, FAST, policy=policy)
+    crashed = result.seats[1]
+    assert (crashed.status, crashed.strikes, crashed.exit_code) == ("ok", 1, 3)
+    assert crashed.incidents[0]["code"] == "crashed" and not crashed.incidents[0]["fatal"]
+    assert processes_running_from(bot_dir) == []
+
+
+def test_incidents_name_the_offending_message(bot_dir: Path, tmp_path: Path) -> None:
+    result = play(bot_dir, [*randoms(bot_dir, 1), misbehaving(bot_dir, "illegal", 2)], tmp_path)
+    incident = result.seats[1].incidents[-1]
+    assert incident["code"] == "illegal_action" and incident["fatal"]
+    assert incident["kind"] == "turn" and isinstance(incident["seq"], int)
+    assert '"type": "action"' in incident["message"] and '"choice":' in incident["message"]
+    assert "were [{" in incident["detail"]  # the options it was offered
+    stale = play(bot_dir, [*randoms(bot_dir, 1), misbehaving(bot_dir, "stale", 3)], tmp_path)
+    (note,) = stale.seats[1].incidents
+    assert (note["code"], note["fatal"]) == ("stale_seq", False)
+    assert "is not awaited" in note["detail"] and '"seq":' in note["message"]
+
+
+def test_slow_answers_are_incidents_with_the_bank_left(bot_dir: Path, tmp_path: Path) -> None:
+    limits = Limits(init_ms=5000, move_ms=20, bank_ms=60_000, grace_ms=50)
+    bots = [*randoms(bot_dir, 1), misbehaving(bot_dir, "slow", 10_000)]
+    slow = play(bot_dir, bots, tmp_path, limits).seats[1]
+    assert slow.warnings["slow"] == slow.decisions
+    assert all(i["code"] == "slow" and "ms of bank left" in i["detail"] for i in slow.incidents)
+
+
+def test_every_seat_records_what_its_bot_used(bot_dir: Path, tmp_path: Path) -> None:
+    result = play(bot_dir, randoms(bot_dir, 2), tmp_path)
+    for seat in result.seats:
+        assert seat.sandbox in sandbox.LEVELS and seat.transport == "zmq"
+        assert seat.exit_code == 0 and seat.signal is None
+        if seat.sandbox != "rlimits" and sandbox.probe().has("cgroup"):
+            assert seat.cpu_ms is not None and seat.cpu_ms > 0
+            assert seat.peak_memory_kb is not None and seat.peak_memory_kb > 1024
+    data = read(tmp_path / "r.json")
+    assert data["result"][0]["sandbox"] == result.seats[0].sandbox

@@ -2,9 +2,10 @@
 
 Usage: misbehave.py MODE [--after N]
 MODE: crash (exit code 3), abort (SIGABRT), hang (sleeps forever), garbage (bytes that are not
-msgpack), bad_field (choice as a string), illegal (an index past the options), stale (answers
-with an old seq, then correctly), slow (sleeps move_ms * 1.5 before every answer, so each answer
-draws on its bank), silent (never says hello).
+msgpack), bad_field (choice as a string), illegal (an index past the options), illegal_always
+(the same on every turn from the Nth on), stale (answers with an old seq, then correctly),
+slow (sleeps move_ms * 1.5 before every answer, so each answer draws on its bank), silent
+(never says hello).
 """
 
 from __future__ import annotations
@@ -19,7 +20,18 @@ import zmq
 
 from protocol import codec, messages
 
-MODES = ("crash", "abort", "hang", "garbage", "bad_field", "illegal", "stale", "slow", "silent")
+MODES = (
+    "crash",
+    "abort",
+    "hang",
+    "garbage",
+    "bad_field",
+    "illegal",
+    "illegal_always",
+    "stale",
+    "slow",
+    "silent",
+)
 
 
 def main() -> None:
@@ -48,6 +60,9 @@ def main() -> None:
         seq, n = msg["seq"], len(msg["options"])
         if args.mode == "slow":
             time.sleep(move_ms * 1.5 / 1000)
+        if args.mode == "illegal_always" and turns >= args.after:
+            sock.send(codec.encode(messages.action(seq, n)))
+            continue
         if turns == args.after:
             if args.mode == "crash":
                 sys.stderr.write("misbehave: crashing on purpose\n")

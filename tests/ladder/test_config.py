@@ -86,7 +86,24 @@ CASES = [
     (
         "bad transport",
         swap('name = "r3"', 'name = "r3"\ntransport = "tcp"'),
-        ": bots[2].transport: expected one of zmq, got 'tcp'",
+        ": bots[2].transport: expected one of zmq, stdio, got 'tcp'",
+    ),
+    ("bad limit", lambda t: t + "[limits]\nmemory_mb = 0\n", ": limits.memory_mb: expected an"),
+    (
+        "bad bot limit",
+        swap('name = "r3"', 'name = "r3"\nlimits = { disk_mb = 5 }'),
+        ": bots[2].limits.disk_mb: unknown key (expected one of: memory_mb,",
+    ),
+    ("bad sandbox", top('sandbox = "docker"'), ": sandbox: expected auto or one of bwrap,"),
+    (
+        "bad fault action",
+        lambda t: t + '[faults]\ntimeout = "ignore"\n',
+        ": faults: timeout must be one of forfeit, substitute, got 'ignore'",
+    ),
+    (
+        "unknown fault class",
+        lambda t: t + "[faults]\nlateness = 1\n",
+        ": faults: unknown fault class 'lateness'",
     ),
 ]
 
@@ -152,3 +169,23 @@ def test_defaults_and_explicit_keys(tmp_path: Path) -> None:
     assert (cfg.rounds, cfg.seed, cfg.limits.move_ms, cfg.limits.bank_ms) == (2, 5, 50, 10_000)
     assert cfg.options["max_rounds"] == 1 and cfg.rating.model == "openskill"
     assert {b.cwd for b in cfg.bots} == {tmp_path / "sub"}
+
+
+def test_sandbox_limits_fault_policy_and_transport(tmp_path: Path) -> None:
+    text = BASE.replace(
+        'name = "r3"', 'name = "r3"\ntransport = "stdio"\nlimits = { memory_mb = 2048 }'
+    )
+    extra = 'sandbox = "rlimits"\n'
+    tables = '[limits]\nmove_ms = 50\nprocesses = 32\n[faults]\nillegal_action = "substitute"\n'
+    path = tmp_path / "x.toml"
+    path.write_text(extra + text + tables + "max_strikes = 2\n")
+    cfg = load_ladder(path)
+    assert cfg.sandbox == "rlimits"
+    assert (cfg.limits.move_ms, cfg.sandbox_limits.processes) == (50, 32)
+    assert cfg.sandbox_limits.memory_mb == 1024  # the default
+    r1, _, r3 = cfg.bots
+    assert (r1.transport, r1.limits) == ("zmq", None)
+    assert r3.transport == "stdio"
+    assert r3.limits is not None and (r3.limits.memory_mb, r3.limits.processes) == (2048, 32)
+    assert cfg.policy.illegal_action == "substitute" and cfg.policy.max_strikes == 2
+    assert cfg.policy.crash == "forfeit"

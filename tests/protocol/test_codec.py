@@ -56,6 +56,7 @@ HELLO = {"v": 1, "type": "hello", "versions": [1], "token": "t", "name": "x"}
     [
         ({"type": "action", "seq": 1, "choice": 0}, "bad_field", "'v'"),
         ({"v": 1, "type": "nonsense"}, "unknown_type", "nonsense"),
+        ({"v": 2, "type": "action", "seq": 1, "choice": 0}, "bad_field", "action.v is 2"),
         ({"v": 1, "seq": 1}, "bad_field", "type"),
         ({"v": 1, "type": "action", "choice": 0}, "bad_field", "seq"),
         ({"v": 1, "type": "action", "seq": 1, "choice": 1.0}, "bad_field", "choice"),
