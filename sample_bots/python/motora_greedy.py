@@ -13,6 +13,7 @@ from typing import Any
 from protocol.bot import Bot, Turn, Welcome, run
 
 HARMFUL_EVENTS = ("npe", "placed_member", "consumption")
+NOT_FED = ("prisoner", "dead_on_shrine", "removed")  # own members that eat nothing
 
 
 class MotoraGreedy(Bot):
@@ -24,6 +25,8 @@ class MotoraGreedy(Bot):
         data = welcome.game["data"]
         self.tiles = {t["id"]: t for t in data["tiles"]}
         self.near = {p["position"]: p for p in data["positions"]}
+        self.member_fields = data["member_fields"]
+        self.idol_fields = data["idol_fields"]
 
     def choose(self, turn: Turn) -> int:
         handler = getattr(self, "_" + turn.kind, None)
@@ -36,9 +39,19 @@ class MotoraGreedy(Bot):
     def _me(self, view: dict[str, Any]) -> dict[str, Any]:
         return view["tribes"][view["seat"]]
 
+    def _members(self, view: dict[str, Any]) -> list[dict[str, Any]]:
+        """The view's compact member rows as maps, named by the welcome's ``member_fields``."""
+        return [dict(zip(self.member_fields, row, strict=True)) for row in view["members"]]
+
+    def _idols(self, view: dict[str, Any]) -> list[dict[str, Any]]:
+        """The view's idol rows as maps, named by the welcome's ``idol_fields``."""
+        return [dict(zip(self.idol_fields, row, strict=True)) for row in view["idols"]]
+
     def _upkeep(self, view: dict[str, Any]) -> int:
-        me = self._me(view)
-        return sum(1 for m in me["members"] if m["state"] != "prisoner")
+        seat = view["seat"]
+        return sum(
+            1 for m in self._members(view) if m["tribe"] == seat and m["state"] not in NOT_FED
+        )
 
     def _want(self, view: dict[str, Any], resource: str) -> float:
         """How much one more unit of ``resource`` is worth now (scarcer = more)."""
@@ -65,16 +78,12 @@ class MotoraGreedy(Bot):
         return 99
 
     def _mine_at(self, view: dict[str, Any], pos: str) -> int:
-        return sum(1 for m in self._me(view)["members"] if m["position"] == pos)
+        seat = view["seat"]
+        return sum(1 for m in self._members(view) if m["tribe"] == seat and m["position"] == pos)
 
     def _others_at(self, view: dict[str, Any], pos: str) -> int:
-        return sum(
-            1
-            for t in view["tribes"]
-            if t["seat"] != view["seat"]
-            for m in t["members"]
-            if m["position"] == pos
-        )
+        seat = view["seat"]
+        return sum(1 for m in self._members(view) if m["tribe"] != seat and m["position"] == pos)
 
     # ------------------------------------------------------------------ decisions
     def _village(self, option: dict[str, Any], view: dict[str, Any]) -> float:
@@ -93,7 +102,7 @@ class MotoraGreedy(Bot):
         mine = self._mine_at(view, pos)
         if pos == me["village"]:
             return score + (8.0 if mine == 0 else 0.5)
-        idols = [i for i in view["idols"] if i["position"] == pos and not i["moved"]]
+        idols = [i for i in self._idols(view) if i["position"] == pos and not i["moved"]]
         if idols and mine < 2:
             score += 7.0 - 2.0 * cost
         if pos in board["owner"]:

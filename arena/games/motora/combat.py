@@ -55,8 +55,10 @@ def fight(st: MotoraState, pos: str, seats: list[int], npe: int | None = None) -
     }
     darts: dict[Any, int] = {s: 0 for s in sides}  # total penalty from Poisoned Darts
     while True:
+        # the reroll stage cannot change a modifier (darts are counted apart): compute them once
+        mods = {s: int(npe or 0) if s == NPE else modifier(st, s, pos) for s in sides}
         dice = {s: [st.rng.randint(1, 6), st.rng.randint(1, 6)] for s in sides}
-        _show(st, pos, sides, dice, rerolls, darts, npe)
+        _show(st, pos, sides, dice, rerolls, darts, mods, npe)
         st.emit({"type": "fight_roll", "site": pos, "dice": _dice_list(sides, dice)})
         while True:
             acted = False
@@ -103,13 +105,10 @@ def fight(st: MotoraState, pos: str, seats: list[int], npe: int | None = None) -
                             "target": pick["target"],
                         }
                     )
-                _show(st, pos, sides, dice, rerolls, darts, npe)
+                _show(st, pos, sides, dice, rerolls, darts, mods, npe)
             if not acted:
                 break
-        totals: dict[Any, int] = {}
-        for s in sides:
-            base = npe if s == NPE else modifier(st, s, pos)
-            totals[s] = sum(dice[s]) + int(base or 0) - darts[s]
+        totals = {s: sum(dice[s]) + mods[s] - darts[s] for s in sides}
         best = max(totals.values())
         top = [s for s in sides if totals[s] == best]
         st.emit(
@@ -136,6 +135,7 @@ def _show(
     dice: dict[Any, list[int]],
     rerolls: dict[int, int],
     darts: dict[Any, int],
+    mods: dict[Any, int],
     npe: int | None,
 ) -> None:
     """Publish the running fight in the view (everyone sees all dice)."""
@@ -148,7 +148,7 @@ def _show(
                 "dice": list(dice[s]),
                 "rerolls": rerolls.get(s, 0) if s != NPE else 0,
                 "darts": darts[s],
-                "modifier": npe if s == NPE else modifier(st, s, pos),
+                "modifier": npe if s == NPE else mods[s],
             }
             for s in sides
         ],

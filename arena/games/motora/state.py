@@ -30,6 +30,7 @@ from .model import (
 )
 
 Flow = Generator[Decision, int, Any]
+COUNTED = (*LIVING, PRISONER)  # the states that count towards a tribe's size
 
 
 class GameOver(Exception):
@@ -136,18 +137,18 @@ class MotoraState(State):
 
     def order(self) -> list[int]:
         """Turn order: seat order from the first player, skipping eliminated tribes."""
-        n = self.players
-        seats = [(self.first + i) % n for i in range(n)]
-        return [s for s in seats if not self.tribes[s].eliminated]
+        tribes = self.tribes
+        seats = (*range(self.first, self.players), *range(self.first))
+        return [s for s in seats if not tribes[s].eliminated]
 
     def own(self, seat: int, states: tuple[str, ...] = LIVING) -> list[Member]:
-        return [
-            m for m in (self.members[i] for i in self.tribes[seat].members) if m.state in states
-        ]
+        """The tribe's members in one of ``states`` (living by default), by id."""
+        members = self.members
+        return [m for i in self.tribes[seat].members if (m := members[i]).state in states]
 
     def placed_at(self, pos: str, seat: int | None = None) -> list[Member]:
         """Members on ``pos`` (of one tribe if given), by placement order."""
-        out = [m for m in self.members if m.state == PLACED and m.pos == pos]
+        out = [m for m in self.members if m.pos == pos and m.state == PLACED]
         if seat is not None:
             out = [m for m in out if m.tribe == seat]
         return out
@@ -157,7 +158,7 @@ class MotoraState(State):
 
     def tribe_size(self, seat: int) -> int:
         """Own living members plus the tribe's members held prisoner (max 8; RULES.md 2)."""
-        return len(self.own(seat, (*LIVING, PRISONER)))
+        return len(self.own(seat, COUNTED))
 
     def idols_of(self, seat: int, shrine: str | None = None) -> int:
         return sum(
@@ -168,7 +169,7 @@ class MotoraState(State):
         return sum(
             1
             for m in self.members
-            if m.state == SHRINE and m.shrine_of == seat and m.shrine == shrine
+            if m.shrine_of == seat and m.shrine == shrine and m.state == SHRINE
         )
 
     def bonus(self, seat: int, shrine: str) -> int:

@@ -1,4 +1,9 @@
-"""What one seat may see (RULES.md 18): everything public plus its own hand."""
+"""What one seat may see (RULES.md 18): everything public plus its own hand.
+
+The view is rebuilt for every decision a bot is sent, so it is kept compact: members and idols
+are rows (lists in the field order of ``MEMBER_FIELDS`` and ``IDOL_FIELDS``, which the welcome data
+also lists) instead of one map each, which makes a view several times cheaper to build.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +11,29 @@ from typing import TYPE_CHECKING, Any
 
 from .board import BOARD
 from .cards import CARDS, public_card
-from .model import LIVING, PRISONER, SHRINE, SHRINES
+from .model import REMOVED, SHRINE
 
 if TYPE_CHECKING:
     from .state import MotoraState
 
+MEMBER_FIELDS = (
+    "tribe",
+    "state",
+    "position",
+    "captor",
+    "placed_index",
+    "stage",
+    "gear",
+    "home_first",
+    "new_this_turn",
+)
+IDOL_FIELDS = ("position", "owner", "shrine", "moved")
+GONE = (SHRINE, REMOVED)  # members no longer counted in their tribe
+
 
 def view(st: MotoraState, seat: int) -> dict[str, Any]:
-    shrines = _shrine_counts(st)
+    """The README's view, built afresh for every call (nothing in it is cached)."""
     carried_by = {m.gear: m.id for m in st.members if m.gear is not None}
-    hand = []
-    if 0 <= seat < st.players:
-        for uid in st.tribes[seat].hand:
-            hand.append(
-                {**public_card(uid), "window": CARDS[uid].window, "carried_by": carried_by.get(uid)}
-            )
     return {
         "seat": seat,
         "players": st.players,
@@ -30,30 +43,29 @@ def view(st: MotoraState, seat: int) -> dict[str, Any]:
         "turn_order": st.order(),
         "to_act": [d.seat for d in st.pending()],
         "idols_required": BOARD.idols_required[st.players],
-        "board": {
-            "tile": dict(st.tile_at),
-            "owner": dict(st.owner),
-            "destroyed": [p for p in BOARD.positions if st.destroyed[p]],
-            "restricted": [p for p in BOARD.positions if st.restricted[p]],
-            "ruined": [p for p in BOARD.positions if p in st.ruined],
-        },
-        "idols": [
-            {
-                "idol": i.id,
-                "position": i.pos,
-                "owner": i.owner,
-                "shrine": i.shrine,
-                "moved": i.moved,
-            }
-            for i in st.idols
+        "board": _board(st),
+        "members": [
+            [
+                m.tribe,
+                m.state,
+                m.pos,
+                m.captor,
+                m.placed_index,
+                m.stage,
+                m.gear,
+                m.home_first,
+                m.new_this_turn,
+            ]
+            for m in st.members
         ],
-        "tribes": [_tribe(st, s, shrines[s]) for s in range(st.players)],
+        "idols": [[i.pos, i.owner, i.shrine, i.moved] for i in st.idols],
+        "tribes": _tribes(st, carried_by),
         "decks": {name: len(cards) for name, cards in st.decks.items()},
         "event_discard": [CARDS[u].id for u in st.discard],
         "current_event": public_card(st.event) if st.event is not None else None,
         "need_modifiers": dict(st.need_mod),
         "fight": st.fight,
-        "hand": hand,
+        "hand": _hand(st, seat, carried_by),
     }
 
 
@@ -88,6 +100,8 @@ def public_data() -> dict[str, Any]:
         ],
         "eruption": list(BOARD.eruption),
         "idols_required": {str(k): v for k, v in BOARD.idols_required.items()},
+        "member_fields": list(MEMBER_FIELDS),
+        "idol_fields": list(IDOL_FIELDS),
         "cards": [
             {
                 "uid": uid,
@@ -104,65 +118,88 @@ def public_data() -> dict[str, Any]:
     }
 
 
-def _shrine_counts(st: MotoraState) -> list[dict[str, dict[str, int]]]:
-    """Idols and dead per tribe and shrine, in one pass (the view's hot spot otherwise)."""
-    counts = [
-        {"idols": dict.fromkeys(SHRINES, 0), "dead": dict.fromkeys(SHRINES, 0)}
-        for _ in range(st.players)
+def _board(st: MotoraState) -> dict[str, Any]:
+    """What lies where: tile ids, claimed villages and the damaged positions in board order."""
+    return {
+        "tile": dict(st.tile_at),
+        "owner": dict(st.owner),
+        # both maps were filled in board order, and updates keep their order
+        "destroyed": [p for p, hit in st.destroyed.items() if hit],
+        "restricted": [p for p, hit in st.restricted.items() if hit],
+        "ruined": sorted(st.ruined, key=BOARD.order.__getitem__),
+    }
+
+
+def _tribes(st: MotoraState, carried_by: dict[int, int]) -> list[dict[str, Any]]:
+    """One flat summary per seat; its members are the ``members`` rows whose tribe is the seat."""
+    size, idols, dead = _counts(st)
+    face_down = _face_down(st, carried_by)
+    life, death = idols["life"], idols["death"]
+    dead_life, dead_death = dead["life"], dead["death"]
+    return [
+        {
+            "seat": s,
+            "eliminated": t.eliminated,
+            "village": t.village,
+            "village_tile": t.village_tile,
+            "food": t.food,
+            "water": t.water,
+            "shelter": t.shelter,
+            "tribe_size": size[s],
+            "idols_life": life[s],
+            "idols_death": death[s],
+            "dead_life": dead_life[s],
+            "dead_death": dead_death[s],
+            "life_bonus": life[s] + dead_life[s] // 2,
+            "death_bonus": death[s] + dead_death[s] // 2,
+            "face_down_craftsmen": face_down["craftsmen"][s],
+            "face_down_temple": face_down["temple"][s],
+            "plenty": t.plenty,
+            "combat": t.combat_mod,
+            "need": dict(t.need_mod),
+            "ward": t.ward,
+            "procession": t.procession,
+            "hunts": len(t.hunts),
+            "recruited": t.recruited,
+        }
+        for s, t in enumerate(st.tribes)
     ]
-    for idol in st.idols:
-        if idol.owner is not None and idol.shrine in SHRINES:
-            counts[idol.owner]["idols"][idol.shrine] += 1
+
+
+def _counts(
+    st: MotoraState,
+) -> tuple[list[int], dict[str, list[int]], dict[str, list[int]]]:
+    """Per seat: tribe size (living plus imprisoned, RULES.md 2), idols and dead per shrine."""
+    n = st.players
+    size = [0] * n
+    idols = {"life": [0] * n, "death": [0] * n}
+    dead = {"life": [0] * n, "death": [0] * n}
     for m in st.members:
-        if m.state == SHRINE and m.shrine_of is not None:
-            counts[m.shrine_of]["dead"][m.shrine] += 1
+        if m.state not in GONE:
+            size[m.tribe] += 1
+        elif m.state == SHRINE and m.shrine is not None and m.shrine_of is not None:
+            dead[m.shrine][m.shrine_of] += 1
+    for idol in st.idols:
+        if idol.shrine is not None and idol.owner is not None:
+            idols[idol.shrine][idol.owner] += 1
+    return size, idols, dead
+
+
+def _face_down(st: MotoraState, carried_by: dict[int, int]) -> dict[str, list[int]]:
+    """Per deck and seat, how many hand cards are not carried as gear (so are face down)."""
+    counts = {"craftsmen": [0] * st.players, "temple": [0] * st.players}
+    for s, tribe in enumerate(st.tribes):
+        for uid in tribe.hand:
+            if uid not in carried_by:
+                counts[CARDS[uid].deck][s] += 1
     return counts
 
 
-def _tribe(st: MotoraState, seat: int, shrine: dict[str, dict[str, int]]) -> dict[str, Any]:
-    tribe = st.tribes[seat]
-    counts = {"craftsmen": 0, "temple": 0}
-    for uid in st.unattached(seat):
-        counts[CARDS[uid].deck] += 1
-    members = []
-    for i in tribe.members:
-        m = st.members[i]
-        if m.state in LIVING or m.state == PRISONER:
-            members.append(
-                {
-                    "id": m.id,
-                    "state": m.state,
-                    "position": m.pos,
-                    "captor": m.captor,
-                    "placed_index": m.placed_index,
-                    "stage": m.stage,
-                    "gear": public_card(m.gear) if m.gear is not None else None,
-                    "home_first": m.home_first,
-                    "new_this_turn": m.new_this_turn,
-                }
-            )
-    return {
-        "seat": seat,
-        "eliminated": tribe.eliminated,
-        "village": tribe.village,
-        "village_tile": tribe.village_tile,
-        "food": tribe.food,
-        "water": tribe.water,
-        "shelter": tribe.shelter,
-        "idols": shrine["idols"],
-        "dead": shrine["dead"],
-        "life_bonus": shrine["idols"]["life"] + shrine["dead"]["life"] // 2,
-        "death_bonus": shrine["idols"]["death"] + shrine["dead"]["death"] // 2,
-        "members": members,
-        "tribe_size": st.tribe_size(seat),
-        "cards_in_hand": counts,
-        "effects": {
-            "plenty": tribe.plenty,
-            "combat": tribe.combat_mod,
-            "need": dict(tribe.need_mod),
-            "ward": tribe.ward,
-            "procession": tribe.procession,
-            "hunts": len(tribe.hunts),
-        },
-        "recruited": tribe.recruited,
-    }
+def _hand(st: MotoraState, seat: int, carried_by: dict[int, int]) -> list[dict[str, Any]]:
+    """The seat's own cards (none for an observer) and which member carries each."""
+    if not 0 <= seat < st.players:
+        return []
+    return [
+        {**public_card(uid), "window": CARDS[uid].window, "carried_by": carried_by.get(uid)}
+        for uid in st.tribes[seat].hand
+    ]

@@ -189,3 +189,45 @@ def test_public_data_and_view_are_msgpack_able() -> None:
     state, _ = random_answers(GAME, 3, 4, policy_seed=4)
     for blob in (data, state.view(0), state.view(2)):
         assert msgpack.unpackb(msgpack.packb(blob), strict_map_key=True) == blob
+
+
+WELCOME = GAME.public_data(GAME.resolve_options({}, 2))
+
+
+def view_matches_state(state: object) -> None:
+    """Every member and idol row, and each tribe's counts, agree with the state itself."""
+    st = state
+    assert isinstance(st, MotoraState)
+    seen = st.view(0)
+    for m, row in zip(st.members, seen["members"], strict=True):
+        named = dict(zip(WELCOME["member_fields"], row, strict=True))
+        assert named == {
+            "tribe": m.tribe,
+            "state": m.state,
+            "position": m.pos,
+            "captor": m.captor,
+            "placed_index": m.placed_index,
+            "stage": m.stage,
+            "gear": m.gear,
+            "home_first": m.home_first,
+            "new_this_turn": m.new_this_turn,
+        }
+    idols = [dict(zip(WELCOME["idol_fields"], row, strict=True)) for row in seen["idols"]]
+    assert idols == [
+        {"position": i.pos, "owner": i.owner, "shrine": i.shrine, "moved": i.moved}
+        for i in st.idols
+    ]
+    for s, tribe in enumerate(seen["tribes"]):
+        assert tribe["tribe_size"] == st.tribe_size(s)
+        assert tribe["life_bonus"] == st.bonus(s, "life")
+        assert tribe["death_bonus"] == st.bonus(s, "death")
+        face_down = [CARDS[u].deck for u in st.unattached(s)]
+        assert tribe["face_down_craftsmen"] == face_down.count("craftsmen")
+        assert tribe["face_down_temple"] == face_down.count("temple")
+
+
+@pytest.mark.parametrize("players", [2, 6])
+def test_compact_view_matches_the_state(players: int) -> None:
+    """The compact rows and flat tribe counts say the same as the state, step after step."""
+    for seed in range(2):
+        random_answers(GAME, players, seed, policy_seed=seed, on_step=view_matches_state)
