@@ -1,13 +1,14 @@
-"""Transport cost: the referee's cost per decision against a raw pyzmq ROUTER/DEALER ping-pong.
+"""Transport cost: the referee's cost per decision against the raw transports, ZeroMQ and stdio.
 
-Both are measured in the same run on the same machine:
+For each transport, measured in the same run on the same machine:
 
-* raw: a child process with a DEALER answers a ROUTER over ``ipc://``: once echoing bytes, once
-  decoding a real Happy Mochi turn message and encoding an action (what any bot must do);
-* referee: full Happy Mochi matches of random Python bots through :func:`play_match`; per
-  decision we report the round trip the referee records (send of ``turn`` to receipt of
-  ``action``) and the whole match's wall time divided by the bot decisions (process start,
-  handshake and shutdown included).
+* raw: a child process answers the parent: a DEALER to a ROUTER over ``ipc://`` (msgpack
+  frames), or JSON lines over its stdin and stdout pipes; once echoing bytes, once decoding a
+  real Happy Mochi turn message and encoding an action (what any bot must do);
+* referee: full Happy Mochi matches of random Python bots through :func:`play_match` (the
+  ``stdio:`` prefix for stdio); per decision we report the round trip the referee records (send
+  of ``turn`` to receipt of ``action``) and the whole match's wall time divided by the bot
+  decisions (process start in the sandbox, handshake and shutdown included).
 
     python bench/transport.py [--round-trips N] [--matches N]
 
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import zmq
@@ -56,7 +58,21 @@ while True:
 """
 
 
-def sample_turn() -> bytes:
+_PIPE_PEER = """
+import sys
+from protocol import codec, messages
+decode = sys.argv[1] == "codec"
+out = sys.stdout.buffer
+for line in sys.stdin.buffer:
+    if decode:
+        msg = codec.decode_line(line)
+        line = codec.encode_line(messages.action(msg["seq"], 0))
+    out.write(line)
+    out.flush()
+"""
+
+
+def sample_turn() -> dict:
     """A real turn message from the middle of a 3-player Happy Mochi game."""
     state = load_game("happy_mochi").new(3, 1)
     for _ in range(10):
@@ -65,20 +81,52 @@ def sample_turn() -> bytes:
     decision = state.pending()[0]
     events, _ = state.events_since(decision.seat, 0)
     clock = {"move_ms": 1000, "bank_ms": 10000}
-    return codec.encode(
-        messages.turn(
-            1,
-            decision.kind,
-            decision.prompt,
-            list(decision.options),
-            state.view(decision.seat),
-            events[-5:],
-            clock,
-        )
+    return messages.turn(
+        1,
+        decision.kind,
+        decision.prompt,
+        list(decision.options),
+        state.view(decision.seat),
+        events[-5:],
+        clock,
     )
 
 
-def raw_round_trips(mode: str, payload: bytes, count: int) -> list[float]:
+def timed(count: int, round_trip: Callable[[], None]) -> list[float]:
+    """``count`` timed round trips (microseconds) after a tenth as many for warm-up."""
+    times = []
+    for i in range(count + count // 10):
+        started = time.perf_counter()
+        round_trip()
+        if i >= count // 10:
+            times.append((time.perf_counter() - started) * 1e6)
+    return times
+
+
+def raw_pipe_round_trips(mode: str, payload: bytes, count: int) -> list[float]:
+    peer = subprocess.Popen(
+        [sys.executable, "-c", _PIPE_PEER, mode],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert peer.stdin is not None and peer.stdout is not None
+    stdin, stdout = peer.stdin, peer.stdout
+
+    def round_trip() -> None:
+        stdin.write(payload)
+        stdin.flush()
+        answer = stdout.readline()
+        if mode == "codec":
+            codec.decode_line(answer)
+
+    times = timed(count, round_trip)
+    stdin.close()
+    peer.wait(timeout=10)
+    return times
+
+
+def raw_zmq_round_trips(mode: str, payload: bytes, count: int) -> list[float]:
     with tempfile.TemporaryDirectory() as tmp:
         ctx = zmq.Context()
         router = ctx.socket(zmq.ROUTER)
@@ -87,15 +135,14 @@ def raw_round_trips(mode: str, payload: bytes, count: int) -> list[float]:
         router.bind(endpoint)
         peer = subprocess.Popen([sys.executable, "-c", _PEER, endpoint, mode], cwd=ROOT)
         identity, _ = router.recv_multipart()
-        times = []
-        for i in range(count + count // 10):
-            started = time.perf_counter()
+
+        def round_trip() -> None:
             router.send_multipart([identity, payload])
             _, answer = router.recv_multipart()
             if mode == "codec":
                 codec.decode(answer)
-            if i >= count // 10:  # warm-up excluded
-                times.append((time.perf_counter() - started) * 1e6)
+
+        times = timed(count, round_trip)
         router.send_multipart([identity, b"stop"])
         peer.wait(timeout=10)
         router.close()
@@ -103,10 +150,10 @@ def raw_round_trips(mode: str, payload: bytes, count: int) -> list[float]:
     return times
 
 
-def referee_decisions(matches: int) -> tuple[list[float], float]:
+def referee_decisions(transport: str, matches: int) -> tuple[list[float], float]:
     game = load_game("happy_mochi")
     bots = [
-        parse_bot(f"r{i}=python sample_bots/python/random_bot.py --seed {i}", ROOT)
+        parse_bot(f"r{i}={transport}:python sample_bots/python/random_bot.py --seed {i}", ROOT)
         for i in range(3)
     ]
     round_trips, wall_per_decision = [], []
@@ -129,34 +176,48 @@ def summary(times: list[float]) -> dict[str, float]:
     }
 
 
+def measure(transport: str, turn: dict, count: int, matches: int) -> dict[str, dict]:
+    """Raw echo, raw with the codec, and the referee, for one transport."""
+    if transport == "zmq":
+        raw, payload = raw_zmq_round_trips, codec.encode(turn)
+    else:
+        raw, payload = raw_pipe_round_trips, codec.encode_line(turn)
+    echo = summary(raw("echo", payload, count))
+    raw_codec = summary(raw("codec", payload, count))
+    trips, wall = referee_decisions(transport, matches)
+    referee = summary(trips)
+    referee["wall_per_decision_us"] = round(wall, 1)
+    referee["ratio_to_raw_codec"] = round(referee["median_us"] / raw_codec["median_us"], 2)
+    return {"raw_echo": echo, "raw_codec": raw_codec, "referee": referee, "bytes": len(payload)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--round-trips", type=int, default=5000)
     parser.add_argument("--matches", type=int, default=5)
     args = parser.parse_args()
     os.chdir(ROOT)
-    payload = sample_turn()
-    echo = summary(raw_round_trips("echo", payload, args.round_trips))
-    raw_codec = summary(raw_round_trips("codec", payload, args.round_trips))
-    trips, wall = referee_decisions(args.matches)
-    referee = summary(trips)
-    referee["wall_per_decision_us"] = round(wall, 1)
-    ratio = round(referee["median_us"] / raw_codec["median_us"], 2)
-    rows = [
-        ["raw ROUTER/DEALER echo", echo["median_us"], echo["p99_us"], ""],
-        ["raw with msgpack codec", raw_codec["median_us"], raw_codec["p99_us"], "1.00"],
-        ["referee round trip", referee["median_us"], referee["p99_us"], ratio],
-        ["referee wall / decision", wall, "", round(wall / raw_codec["median_us"], 2)],
-    ]
-    print(f"turn message: {len(payload)} bytes")
+    turn = sample_turn()
+    results = {t: measure(t, turn, args.round_trips, args.matches) for t in ("zmq", "stdio")}
+    rows = []
+    for transport, r in results.items():
+        base = r["raw_codec"]["median_us"]
+        rows += [
+            [f"{transport}: raw echo ({r['bytes']} B)", r["raw_echo"]["median_us"],
+             r["raw_echo"]["p99_us"], ""],
+            [f"{transport}: raw with codec", base, r["raw_codec"]["p99_us"], "1.00"],
+            [f"{transport}: referee round trip", r["referee"]["median_us"],
+             r["referee"]["p99_us"], r["referee"]["ratio_to_raw_codec"]],
+            [f"{transport}: referee wall / decision", r["referee"]["wall_per_decision_us"], "",
+             round(r["referee"]["wall_per_decision_us"] / base, 2)],
+        ]  # fmt: skip
     print(tabulate(rows, headers=["what", "median us", "p99 us", "ratio to raw codec"]))
     meta = {
         "python": platform.python_version(),
         "zmq": zmq.zmq_version(),
         "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "turn_bytes": len(payload),
+        "load_1min": os.getloadavg()[0],
     }
-    results = {"raw_echo": echo, "raw_codec": raw_codec, "referee": referee, "ratio": ratio}
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
     print(f"saved {RESULTS}")
