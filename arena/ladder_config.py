@@ -26,7 +26,8 @@ from .games import UnknownGame, load_game
 from .games.base import Game, OptionError
 from .ratings import RatingSettings
 from .referee import Limits
-from .sandbox import LEVELS, SandboxLimits
+from .sandbox import LEVELS, SandboxError, SandboxLimits
+from .sandbox import choose as choose_level
 
 FORMATS = ("round-robin", "gauntlet")
 MODELS = ("trueskill", "openskill")
@@ -189,7 +190,7 @@ def load_ladder(path: Path, check_bots: bool = True) -> LadderConfig:
         bots=bots,
         limits=_limits(limits_table),
         sandbox_limits=sandbox_limits,
-        sandbox=_sandbox_level(top),
+        sandbox=_sandbox_level(top, check_bots),
         policy=_policy(top.table("faults")),
         format=fmt,
         candidate=candidate,
@@ -296,11 +297,19 @@ def _sandbox_limits(table: _Reader, base: SandboxLimits) -> SandboxLimits:
     return base.merged(given)
 
 
-def _sandbox_level(top: _Reader) -> str | None:
+def _sandbox_level(top: _Reader, check: bool) -> str | None:
+    """The level asked for (None: the strongest); ``check``: it must be available here."""
     level = top.get("sandbox", "a string", "auto")
     if level not in ("auto", *LEVELS):
         raise top.error("sandbox", f"expected auto or one of {', '.join(LEVELS)}, got {level!r}")
-    return None if level == "auto" else level
+    if level == "auto":
+        return None
+    if check:
+        try:
+            choose_level(level)
+        except SandboxError as exc:
+            raise top.error("sandbox", str(exc)) from None
+    return level
 
 
 def _policy(table: _Reader) -> FaultPolicy:
