@@ -11,14 +11,10 @@ referee's concern.
 
 from __future__ import annotations
 
-import ast
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-import msgpack
 
 from .bots import BotSpec, parse_bot, unique_names
 from .games.base import Game
@@ -230,7 +226,7 @@ def _finding_lines(finding: Finding) -> list[str]:
         f"    referee: {finding.detail}",
     ]
     if finding.message:
-        lines.append(f"    bot sent: {readable(finding.message)}")
+        lines.append(f"    bot sent: {finding.message}")
     tail = [line for line in finding.log_tail.splitlines() if line.strip()][-TAIL_LINES:]
     if tail:
         lines.append(f"    last lines of its stderr ({len(tail)}):")
@@ -238,28 +234,6 @@ def _finding_lines(finding: Finding) -> list[str]:
     elif finding.code in ("crashed", "oom", "cpu_limit"):
         lines.append("    (nothing on its stderr)")
     return lines
-
-
-def readable(excerpt: str) -> str:
-    """A raw-bytes excerpt shown decoded where it decodes (a msgpack map with a wrong field is
-    easier to read as JSON than as escapes); anything else is shown as the referee kept it."""
-    if not excerpt.startswith(("b'", 'b"')):
-        return excerpt
-    try:
-        raw = ast.literal_eval(excerpt)
-    except (ValueError, SyntaxError):  # cut short by the referee
-        return excerpt
-    try:
-        text = raw.decode("utf-8")
-        if text.lstrip().startswith("{"):
-            return f"{text.strip()}  (JSON line)"
-    except UnicodeDecodeError:
-        pass
-    try:
-        decoded = msgpack.unpackb(raw, raw=False, strict_map_key=False)
-    except (ValueError, TypeError, msgpack.UnpackException):
-        return excerpt
-    return f"{json.dumps(decoded, default=repr)}  (msgpack, shown as JSON)"
 
 
 def _plural(n: int, word: str) -> str:

@@ -46,9 +46,9 @@ def test_clean_bot_passes_in_every_seat() -> None:
         # a wrong type: choice as a string
         ("choice_string", ["bad_field (fatal)", "action.choice must be an integer", '"0"']),
         # an old seq: a warning, the game goes on
-        ("stale_seq", ["stale_seq (warning)", "played to the end", "'type': 'action', 'seq':"]),
+        ("stale_seq", ["stale_seq (warning)", "played to the end", '"type": "action", "seq":']),
         # one past the last option: the options offered are shown
-        ("illegal_choice", ["illegal_action (fatal)", "options 0..", "'choice':"]),
+        ("illegal_choice", ["illegal_action (fatal)", "options 0..", '"choice": 6']),
     ],
 )
 def test_violation_is_named_and_quoted(bot: str, expected: list[str]) -> None:
