@@ -5,7 +5,6 @@ other seat played to the end unharmed, and that no process of either bot is left
 
 from __future__ import annotations
 
-import os
 import resource
 import shutil
 import time
@@ -19,6 +18,7 @@ from arena.bots import BotSpec, parse_bot
 from arena.faults import FaultPolicy
 from arena.games import load_game
 from arena.referee import Limits, MatchResult, play_match
+from tests.procs import leftovers
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "tests/bots/protocol"
@@ -37,20 +37,6 @@ def bot_dir(tmp_path: Path) -> Path:
     return folder
 
 
-def processes_running_from(folder: Path) -> list[str]:
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if str(folder) in cmdline:
-            found.append(f"{pid}: {cmdline}")
-    return found
-
-
 def play(
     folder: Path,
     command: str,
@@ -64,7 +50,7 @@ def play(
         parse_bot(f"hostile=python {folder}/{command}"),
     ]
     result = play_match(GAME, bots, seed=7, options=options, limits=limits, **settings)
-    left = processes_running_from(folder)
+    left = leftovers(folder)
     assert left == [], f"processes left after the match: {left}"
     return result
 

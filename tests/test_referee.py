@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import uuid
 from pathlib import Path
@@ -15,6 +14,7 @@ from arena.faults import FaultPolicy
 from arena.games import load_game
 from arena.referee import Limits, MatchResult, play_match
 from arena.replay import read, strip_timing, verify
+from tests.procs import leftovers
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME = load_game("happy_mochi")
@@ -30,20 +30,6 @@ def bot_dir(tmp_path: Path) -> Path:
     shutil.copy(ROOT / "sample_bots/python/random_bot.py", folder / "random_bot.py")
     shutil.copy(ROOT / "tests/bots/misbehave.py", folder / "misbehave.py")
     return folder
-
-
-def processes_running_from(folder: Path) -> list[str]:
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if str(folder) in cmdline:
-            found.append(f"{pid}: {cmdline}")
-    return found
 
 
 def randoms(folder: Path, n: int) -> list[BotSpec]:
@@ -65,7 +51,7 @@ def play(
     path = tmp_path / "r.json"
     result = play_match(GAME, bots, seed=11, options=options, limits=limits, replay_path=path)
     assert result.void is None
-    assert processes_running_from(folder) == []
+    assert leftovers(folder) == []
     return result
 
 
@@ -211,7 +197,7 @@ def test_substituted_crash_plays_on_with_one_strike(bot_dir: Path, tmp_path: Pat
     crashed = result.seats[1]
     assert (crashed.status, crashed.strikes, crashed.exit_code) == ("ok", 1, 3)
     assert crashed.incidents[0]["code"] == "crashed" and not crashed.incidents[0]["fatal"]
-    assert processes_running_from(bot_dir) == []
+    assert leftovers(bot_dir) == []
 
 
 def test_incidents_name_the_offending_message(bot_dir: Path, tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ from arena.bots import parse_bot
 from arena.games import load_game
 from arena.referee import Limits, play_match
 from arena.replay import read, verify
+from tests.procs import leftovers
 
-from .test_referee import ROOT, processes_running_from
+from .test_referee import ROOT
 
 GAME = load_game("happy_mochi")
 BOT = ROOT / "tests" / "bots" / "stdio_misbehave.py"
@@ -63,7 +64,7 @@ def test_broken_framing_is_ruled_at_once(
     assert faulty.decisions == 3
     assert result.duration_ms < 20_000  # long before the 60 s move clock
     assert faulty.incidents[-1]["fatal"] and faulty.incidents[-1]["code"] == status
-    assert processes_running_from(tmp_path) == []
+    assert leftovers(tmp_path) == []
 
 
 def test_a_crashing_stdio_bot_keeps_its_last_words(tmp_path: Path) -> None:

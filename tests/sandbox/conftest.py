@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena import sandbox
+from tests.procs import leftovers
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests/bots/hostile"
@@ -62,22 +63,6 @@ def match_dir() -> Iterator[Path]:
     folder = Path(tempfile.mkdtemp(prefix="arena-match-"))
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
-
-
-def leftovers(marker: str) -> list[str]:
-    """Every live process whose command line contains ``marker``."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if marker in cmdline and state != "Z":
-            found.append(f"{pid}: {cmdline}")
-    return found
 
 
 @dataclass

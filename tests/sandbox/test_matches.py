@@ -18,8 +18,9 @@ from arena.bots import parse_bot
 from arena.games import load_game
 from arena.referee import Limits, SeatResult, play_match
 from arena.sandbox import SandboxLimits
+from tests.procs import leftovers
 
-from .conftest import ROOT, leftovers, python_for
+from .conftest import ROOT, python_for
 
 GAME = load_game("happy_mochi")
 LIMITS = Limits(init_ms=5000, move_ms=2000)
