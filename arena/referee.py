@@ -273,7 +273,7 @@ class Referee:
                 cwd=seat.spec.cwd,
                 env=env,
                 log_path=tmp / f"seat{seat.index}.log",
-                limits=seat.spec.limits or self.sandbox_limits,
+                limits=self._limits_of(seat),
                 socket_path=Path(channel.endpoint[6:]) if isinstance(channel, ZmqChannel) else None,
                 stdio=isinstance(channel, StdioChannel),
                 level=self.sandbox_level,
@@ -288,6 +288,9 @@ class Referee:
             self.poller.register(seat.proc.stdout, zmq.POLLIN)
         self.poller.register(seat.proc.pidfd, zmq.POLLIN)
         seat.watched = True
+
+    def _limits_of(self, seat: _Seat) -> sandbox.SandboxLimits:
+        return seat.spec.limits or self.sandbox_limits
 
     def _handshake(self) -> None:
         deadline = time.monotonic() + (self.limits.init_ms + self.limits.grace_ms) / 1000
@@ -631,7 +634,7 @@ class Referee:
                 bank_left_ms=round(s.bank_ms, 3),
                 exit_code=s.exit_code,
                 warnings=dict(sorted(s.warnings.items())),
-                log_tail=s.proc.log_tail() if s.proc is not None else "",
+                log_tail=s.proc.log_tail(self._limits_of(s).output_kb << 10) if s.proc else "",
                 transport=s.spec.transport,
                 sandbox=s.proc.level if s.proc is not None else "",
                 signal=signal_name(s.exit_code),

@@ -18,6 +18,7 @@ from arena.bots import BotSpec, parse_bot
 from arena.faults import FaultPolicy
 from arena.games import load_game
 from arena.referee import Limits, MatchResult, play_match
+from arena.sandbox import SandboxLimits
 from tests.procs import leftovers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -206,6 +207,11 @@ def test_output_spam_is_capped_and_harmless(bot_dir: Path, mode: str) -> None:
     assert len(seat.log_tail) <= 4096
     assert_clean_strings(result)
     assert time.monotonic() - started < 30
+
+
+def test_the_stderr_tail_kept_follows_the_output_limit(bot_dir: Path) -> None:
+    result = play(bot_dir, "noisy.py stderr_spam", sandbox_limits=SandboxLimits(output_kb=1))
+    assert 512 < len(hostile(result).log_tail) <= 1024
 
 
 def strings_in(value: Any, path: str = "") -> list[tuple[str, str]]:
