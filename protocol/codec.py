@@ -20,6 +20,7 @@ MAX_MESSAGE_BYTES = 1 << 20  # 1 MiB
 MAX_DEPTH = 32
 MAX_STR_LEN = 1 << 16
 MAX_ITEMS = 1 << 14
+INT_RANGE = (-(1 << 63), (1 << 64) - 1)  # what msgpack can carry
 
 
 class ProtocolError(Exception):
@@ -95,7 +96,8 @@ def decode_line(line: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, An
 
 
 def check_sizes(obj: Any) -> None:
-    """The string and container limits (and UTF-8) msgpack enforces while decoding, for JSON."""
+    """The limits msgpack enforces while decoding (string and container sizes, UTF-8, 64-bit
+    integers), for JSON input."""
     stack = [obj]
     while stack:
         item = stack.pop()
@@ -104,6 +106,8 @@ def check_sizes(obj: Any) -> None:
                 raise ProtocolError("malformed", f"string longer than {MAX_STR_LEN} characters")
             if not item.isascii() and not _is_utf8(item):
                 raise ProtocolError("malformed", "string with a lone surrogate (not UTF-8)")
+        elif isinstance(item, int) and not INT_RANGE[0] <= item <= INT_RANGE[1]:
+            raise ProtocolError("malformed", "integer outside msgpack's 64-bit range")
         if isinstance(item, dict | list):
             if len(item) > MAX_ITEMS:
                 raise ProtocolError("malformed", f"container of more than {MAX_ITEMS} items")
