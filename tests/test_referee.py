@@ -151,13 +151,16 @@ def test_slow_bot_spends_its_bank(bot_dir: Path, tmp_path: Path) -> None:
 
 
 def test_slow_bot_runs_its_bank_dry(bot_dir: Path, tmp_path: Path) -> None:
-    """A 100 ms bank lasts about ten 10 ms overruns; then the deadline passes: bank_exhausted."""
-    limits = Limits(init_ms=5000, move_ms=20, bank_ms=100, grace_ms=5)
+    """A 500 ms bank lasts about ten 50 ms overruns; then the deadline passes: bank_exhausted.
+
+    The first answer has 605 ms before it would be a plain timeout, room for a loaded machine.
+    """
+    limits = Limits(init_ms=5000, move_ms=100, bank_ms=500, grace_ms=5)
     bots = [*randoms(bot_dir, 1), misbehaving(bot_dir, "slow", 10_000)]
     result = play(bot_dir, bots, tmp_path, limits, options=None)
     slow = result.seats[1]
     assert slow.status == "bank_exhausted"
-    assert "time bank of 100 ms used up" in slow.detail
+    assert "time bank of 500 ms used up" in slow.detail
     assert slow.decisions <= 10
     assert result.ranks == [0, 1]
 
