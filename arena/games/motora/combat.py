@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .board import BOARD
 from .cards import CARDS, public_card
 from .model import NEXT_INJURED, NEXT_SERIOUS, PLACED, PRISONER, REMOVED, RETURNED, Member
+from .raids import raid
 from .victory import check
 
 if TYPE_CHECKING:
@@ -266,8 +267,6 @@ def is_site(st: MotoraState, pos: str) -> bool:
 
 def combat_phase(st: MotoraState) -> Flow:
     """RULES.md 8.2: tribes in turn order, each one's sites in board order."""
-    from .raids import raid
-
     resolved: dict[str, bool] = {}
     for seat in st.order():
         if st.tribes[seat].eliminated:

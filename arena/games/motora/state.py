@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Generator
+from functools import cache
 from typing import Any
 
 from ..base import Decision, EventLog, IllegalChoice, Outcome, State
@@ -28,6 +29,7 @@ from .model import (
     Member,
     Tribe,
 )
+from .views import view as seat_view
 
 Flow = Generator[Decision, int, Any]
 COUNTED = (*LIVING, PRISONER)  # the states that count towards a tribe's size
@@ -60,7 +62,7 @@ class MotoraState(State):
         self.destroyed: dict[str, bool] = {p: False for p in BOARD.positions}
         self.restricted: dict[str, bool] = {p: False for p in BOARD.positions}
         self.owner: dict[str, int] = {}  # claimed village position -> seat
-        self.ruined: list[str] = []
+        self.ruined: list[str] = []  # in board order (setup and elimination keep it)
         self.decks: dict[str, list[int]] = {"event": [], "craftsmen": [], "temple": []}
         self.discard: list[int] = []
         self.turn = 0
@@ -116,9 +118,7 @@ class MotoraState(State):
 
     # ----------------------------------------------------------------- contract
     def view(self, seat: int) -> dict[str, Any]:
-        from .views import view
-
-        return view(self, seat)
+        return seat_view(self, seat)
 
     def outcome(self) -> Outcome:
         from .victory import outcome
@@ -138,8 +138,7 @@ class MotoraState(State):
     def order(self) -> list[int]:
         """Turn order: seat order from the first player, skipping eliminated tribes."""
         tribes = self.tribes
-        seats = (*range(self.first, self.players), *range(self.first))
-        return [s for s in seats if not tribes[s].eliminated]
+        return [s for s in rotation(self.players, self.first) if not tribes[s].eliminated]
 
     def own(self, seat: int, states: tuple[str, ...] = LIVING) -> list[Member]:
         """The tribe's members in one of ``states`` (living by default), by id."""
@@ -147,11 +146,19 @@ class MotoraState(State):
         return [m for i in self.tribes[seat].members if (m := members[i]).state in states]
 
     def placed_at(self, pos: str, seat: int | None = None) -> list[Member]:
-        """Members on ``pos`` (of one tribe if given), by placement order."""
-        out = [m for m in self.members if m.pos == pos and m.state == PLACED]
-        if seat is not None:
-            out = [m for m in out if m.tribe == seat]
-        return out
+        """Members on ``pos`` (of one tribe if given), by id.
+
+        With a seat only that tribe's members are scanned (its id list is ascending, so the order
+        is the same as filtering all members); combat asks this per site and seat.
+        """
+        members = self.members
+        if seat is None:
+            return [m for m in members if m.pos == pos and m.state == PLACED]
+        return [
+            m
+            for i in self.tribes[seat].members
+            if (m := members[i]).pos == pos and m.state == PLACED
+        ]
 
     def prisoners_of(self, captor: int) -> list[Member]:
         return [m for m in self.members if m.state == PRISONER and m.captor == captor]
@@ -161,15 +168,20 @@ class MotoraState(State):
         return len(self.own(seat, COUNTED))
 
     def idols_of(self, seat: int, shrine: str | None = None) -> int:
-        return sum(
-            1 for i in self.idols if i.owner == seat and (shrine is None or i.shrine == shrine)
+        """Idols on the tribe's shrines (one shrine if given); counted with ``len`` of a list,
+        cheaper than ``sum`` over a generator, as it runs for every combat roll and action."""
+        return len(
+            [i for i in self.idols if i.owner == seat and (shrine is None or i.shrine == shrine)]
         )
 
     def dead_on(self, seat: int, shrine: str) -> int:
-        return sum(
-            1
-            for m in self.members
-            if m.shrine_of == seat and m.shrine == shrine and m.state == SHRINE
+        """Members lying dead on ``seat``'s ``shrine`` (counted as in :meth:`idols_of`)."""
+        return len(
+            [
+                m
+                for m in self.members
+                if m.shrine_of == seat and m.shrine == shrine and m.state == SHRINE
+            ]
         )
 
     def bonus(self, seat: int, shrine: str) -> int:
@@ -275,6 +287,12 @@ class MotoraState(State):
             self.remove_member(member, why)
         else:
             self.leave_board(member, RETURNED, why)
+
+
+@cache
+def rotation(players: int, first: int) -> tuple[int, ...]:
+    """Every seat in turn order from ``first``; computed once per (players, first)."""
+    return (*range(first, players), *range(first))
 
 
 def _rebuild(players: int, seed: int, options: dict[str, Any], answers: list[int]) -> MotoraState:

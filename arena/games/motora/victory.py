@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from bisect import insort
 from typing import TYPE_CHECKING
 
 from ..base import Outcome, competition_ranks
 from .board import BOARD
+from .state import GameOver  # state imports victory only inside functions: no cycle
 
 if TYPE_CHECKING:
     from .state import MotoraState
@@ -17,8 +19,6 @@ def idols_required(st: MotoraState) -> int:
 
 def check_idol_win(st: MotoraState) -> None:
     """RULES.md 13.2: the moment a tribe holds enough idols on its shrines, it wins."""
-    from .state import GameOver
-
     need = idols_required(st)
     for seat in st.order():
         if st.idols_of(seat) >= need:
@@ -27,8 +27,6 @@ def check_idol_win(st: MotoraState) -> None:
 
 def check(st: MotoraState) -> None:
     """RULES.md 13.1 and 13.3: eliminate tribes without own living members, then the win checks."""
-    from .state import GameOver
-
     alive = st.order()
     gone = [s for s in alive if not st.own(s)]
     if gone:
@@ -55,7 +53,7 @@ def eliminate(st: MotoraState, seat: int) -> None:
     st.emit({"type": "eliminated", "seat": seat})
     if village is not None and st.owner.get(village) == seat:
         del st.owner[village]
-        st.ruined.append(village)
+        insort(st.ruined, village, key=BOARD.order.__getitem__)  # the view sends it as is
         for idol in st.idols:
             if idol.owner == seat:
                 idol.owner = None
@@ -71,8 +69,6 @@ def eliminate(st: MotoraState, seat: int) -> None:
 
 def wrath(st: MotoraState, reason: str) -> None:
     """RULES.md 13.4: most idols, then most own living members, else a draw."""
-    from .state import GameOver
-
     alive = st.order()
     key = {s: (st.idols_of(s), len(st.own(s))) for s in alive}
     best = max(key.values())

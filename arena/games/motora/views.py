@@ -7,6 +7,7 @@ also lists) instead of one map each, which makes a view several times cheaper to
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 from .board import BOARD
@@ -29,11 +30,12 @@ MEMBER_FIELDS = (
 )
 IDOL_FIELDS = ("position", "owner", "shrine", "moved")
 GONE = (SHRINE, REMOVED)  # members no longer counted in their tribe
+CARD_IDS = tuple(c.id for c in CARDS)  # card id by uid, for the event discard
 
 
 def view(st: MotoraState, seat: int) -> dict[str, Any]:
     """The README's view, built afresh for every call (nothing in it is cached)."""
-    carried_by = {m.gear: m.id for m in st.members if m.gear is not None}
+    members, carried_by, size, dead = _members(st)
     return {
         "seat": seat,
         "players": st.players,
@@ -44,24 +46,11 @@ def view(st: MotoraState, seat: int) -> dict[str, Any]:
         "to_act": [d.seat for d in st.pending()],
         "idols_required": BOARD.idols_required[st.players],
         "board": _board(st),
-        "members": [
-            [
-                m.tribe,
-                m.state,
-                m.pos,
-                m.captor,
-                m.placed_index,
-                m.stage,
-                m.gear,
-                m.home_first,
-                m.new_this_turn,
-            ]
-            for m in st.members
-        ],
+        "members": members,
         "idols": [[i.pos, i.owner, i.shrine, i.moved] for i in st.idols],
-        "tribes": _tribes(st, carried_by),
+        "tribes": _tribes(st, carried_by, size, dead),
         "decks": {name: len(cards) for name, cards in st.decks.items()},
-        "event_discard": [CARDS[u].id for u in st.discard],
+        "event_discard": list(map(CARD_IDS.__getitem__, st.discard)),
         "current_event": public_card(st.event) if st.event is not None else None,
         "need_modifiers": dict(st.need_mod),
         "fight": st.fight,
@@ -123,17 +112,64 @@ def _board(st: MotoraState) -> dict[str, Any]:
     return {
         "tile": dict(st.tile_at),
         "owner": dict(st.owner),
-        # both maps were filled in board order, and updates keep their order
-        "destroyed": [p for p, hit in st.destroyed.items() if hit],
-        "restricted": [p for p, hit in st.restricted.items() if hit],
-        "ruined": sorted(st.ruined, key=BOARD.order.__getitem__),
+        "destroyed": _flagged(st.destroyed),
+        "restricted": _flagged(st.restricted),
+        "ruined": list(st.ruined),
     }
 
 
-def _tribes(st: MotoraState, carried_by: dict[int, int]) -> list[dict[str, Any]]:
+def _flagged(flags: dict[str, bool]) -> list[str]:
+    """The positions whose flag is set, in board order (the maps were filled in board order and
+    updates keep it). Usually none is, which ``any`` finds in C without building anything."""
+    return list(compress(flags, flags.values())) if any(flags.values()) else []
+
+
+def _members(
+    st: MotoraState,
+) -> tuple[list[list[Any]], dict[int, int], list[int], dict[str, list[int]]]:
+    """One pass over all members (the view's largest loop): their rows, who carries which gear,
+    and per seat the tribe size (living plus imprisoned, RULES.md 2) and dead per shrine."""
+    n = st.players
+    rows: list[list[Any]] = []
+    row = rows.append
+    carried_by: dict[int, int] = {}
+    size = [0] * n
+    dead = {"life": [0] * n, "death": [0] * n}
+    for m in st.members:
+        state, tribe, gear = m.state, m.tribe, m.gear
+        row(
+            [
+                tribe,
+                state,
+                m.pos,
+                m.captor,
+                m.placed_index,
+                m.stage,
+                gear,
+                m.home_first,
+                m.new_this_turn,
+            ]
+        )
+        if state not in GONE:
+            size[tribe] += 1
+        elif state == SHRINE and m.shrine is not None and m.shrine_of is not None:
+            dead[m.shrine][m.shrine_of] += 1
+        if gear is not None:
+            carried_by[gear] = m.id
+    return rows, carried_by, size, dead
+
+
+def _tribes(
+    st: MotoraState, carried_by: dict[int, int], size: list[int], dead: dict[str, list[int]]
+) -> list[dict[str, Any]]:
     """One flat summary per seat; its members are the ``members`` rows whose tribe is the seat."""
-    size, idols, dead = _counts(st)
+    n = st.players
+    idols = {"life": [0] * n, "death": [0] * n}
+    for idol in st.idols:
+        if idol.shrine is not None and idol.owner is not None:
+            idols[idol.shrine][idol.owner] += 1
     face_down = _face_down(st, carried_by)
+    craftsmen, temple = face_down["craftsmen"], face_down["temple"]
     life, death = idols["life"], idols["death"]
     dead_life, dead_death = dead["life"], dead["death"]
     return [
@@ -152,8 +188,8 @@ def _tribes(st: MotoraState, carried_by: dict[int, int]) -> list[dict[str, Any]]
             "dead_death": dead_death[s],
             "life_bonus": life[s] + dead_life[s] // 2,
             "death_bonus": death[s] + dead_death[s] // 2,
-            "face_down_craftsmen": face_down["craftsmen"][s],
-            "face_down_temple": face_down["temple"][s],
+            "face_down_craftsmen": craftsmen[s],
+            "face_down_temple": temple[s],
             "plenty": t.plenty,
             "combat": t.combat_mod,
             "need": dict(t.need_mod),
@@ -164,25 +200,6 @@ def _tribes(st: MotoraState, carried_by: dict[int, int]) -> list[dict[str, Any]]
         }
         for s, t in enumerate(st.tribes)
     ]
-
-
-def _counts(
-    st: MotoraState,
-) -> tuple[list[int], dict[str, list[int]], dict[str, list[int]]]:
-    """Per seat: tribe size (living plus imprisoned, RULES.md 2), idols and dead per shrine."""
-    n = st.players
-    size = [0] * n
-    idols = {"life": [0] * n, "death": [0] * n}
-    dead = {"life": [0] * n, "death": [0] * n}
-    for m in st.members:
-        if m.state not in GONE:
-            size[m.tribe] += 1
-        elif m.state == SHRINE and m.shrine is not None and m.shrine_of is not None:
-            dead[m.shrine][m.shrine_of] += 1
-    for idol in st.idols:
-        if idol.shrine is not None and idol.owner is not None:
-            idols[idol.shrine][idol.owner] += 1
-    return size, idols, dead
 
 
 def _face_down(st: MotoraState, carried_by: dict[int, int]) -> dict[str, list[int]]:
