@@ -64,6 +64,7 @@ RESIGNED = "resigned"
 MAX_INCIDENTS = 50  # per seat; later ones are only counted in ``warnings``
 GAME_OVER_S = 0.5  # how long bots may take to leave after game_over before they are killed
 DRAIN_ROUNDS = 64  # reads taken from a channel when its bot has exited
+EOF_GRACE_S = 0.5  # how long a dead stdio bot's unfinished line may wait for its pipe to close
 
 
 @dataclass(frozen=True)
@@ -504,15 +505,31 @@ class Referee:
         seat.answer = (choice, "bot", elapsed)
 
     def _drain(self, seat: _Seat) -> None:
-        """Take every message a bot left behind, without waiting."""
+        """Take every message a bot left behind, waiting only for the end of a half line."""
         channel = seat.channel
         assert channel is not None
+        deadline = time.monotonic() + EOF_GRACE_S
         for _ in range(DRAIN_ROUNDS):
             items = channel.receive(dict.fromkeys(channel.handles, zmq.POLLIN))
             for item in items:
                 self._on_message(seat, item)
-            if not items:
+            if not items and not self._awaits_eof(channel, deadline):
                 return
+
+    @staticmethod
+    def _awaits_eof(channel: StdioChannel | ZmqChannel, deadline: float) -> bool:
+        """Wait (bounded) for the end of a dead stdio bot's output if it left half a line.
+
+        The pidfd can fire while a process of the bot's sandbox (bwrap's init) still holds the
+        pipe, so the end of file that makes the half line ``malformed`` may come a moment later.
+        """
+        if not isinstance(channel, StdioChannel) or channel.closed or not channel.inbox:
+            return False
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        readable, _, hung_up = zmq.select(channel.handles, [], channel.handles, remaining)
+        return bool(readable or hung_up)  # a pipe at end of file reports POLLHUP only
 
     def _on_oversized(self, seat: _Seat) -> None:
         """libzmq dropped the bot's connection for a frame over the limit, and it came back."""
