@@ -27,6 +27,7 @@ class MotoraGreedy(Bot):
         self.near = {p["position"]: p for p in data["positions"]}
         self.member_fields = data["member_fields"]
         self.idol_fields = data["idol_fields"]
+        self.tribe_fields = data["tribe_fields"]
 
     def choose(self, turn: Turn) -> int:
         handler = getattr(self, "_" + turn.kind, None)
@@ -37,7 +38,8 @@ class MotoraGreedy(Bot):
 
     # ------------------------------------------------------------------ helpers
     def _me(self, view: dict[str, Any]) -> dict[str, Any]:
-        return view["tribes"][view["seat"]]
+        """The bot's own tribe row as a map, named by the welcome's ``tribe_fields``."""
+        return dict(zip(self.tribe_fields, view["tribes"][view["seat"]], strict=True))
 
     def _members(self, view: dict[str, Any]) -> list[dict[str, Any]]:
         """The view's compact member rows as maps, named by the welcome's ``member_fields``."""

@@ -48,19 +48,25 @@ def legal_positions(st: MotoraState, seat: int, gear: int | None) -> list[dict[s
     warded = [t.village for t in st.tribes if t.ward and t.seat != seat]
     restricted, shelter = st.restricted, tribe.shelter
     return [
-        {"position": pos, "distance": d, "cost": cost}
-        for pos, d, cost in reach(tribe.village, by_sea, free)
+        option
+        for pos, cost, option in reach(tribe.village, by_sea, free)
         if cost <= shelter and not restricted[pos] and pos not in warded
     ]
 
 
 @cache
-def reach(village: str, by_sea: bool, free: int) -> tuple[tuple[str, int, int], ...]:
-    """(position, distance, shelter cost) of every reachable position, in board order."""
+def reach(village: str, by_sea: bool, free: int) -> tuple[tuple[str, int, dict[str, Any]], ...]:
+    """(position, shelter cost, option) for every reachable position, in board order.
+
+    The option maps are built once per village and card effect and shared by every placement
+    decision (no code changes an option once it is offered).
+    """
     dist = (BOARD.sea_dist if by_sea else BOARD.land_dist)[village]
     per = int(BOARD.constants["shelter_per_extra_tile"])
+    costs = {pos: max(0, dist[pos] - free) * per for pos in BOARD.positions if pos in dist}
     return tuple(
-        (pos, dist[pos], max(0, dist[pos] - free) * per) for pos in BOARD.positions if pos in dist
+        (pos, cost, {"position": pos, "distance": dist[pos], "cost": cost})
+        for pos, cost in costs.items()
     )
 
 

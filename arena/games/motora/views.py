@@ -1,8 +1,9 @@
 """What one seat may see (RULES.md 18): everything public plus its own hand.
 
-The view is rebuilt for every decision a bot is sent, so it is kept compact: members and idols
-are rows (lists in the field order of ``MEMBER_FIELDS`` and ``IDOL_FIELDS``, which the welcome data
-also lists) instead of one map each, which makes a view several times cheaper to build.
+The view is rebuilt for every decision a bot is sent, so it is kept compact: members, idols and
+tribes are rows (lists in the field order of ``MEMBER_FIELDS``, ``IDOL_FIELDS`` and
+``TRIBE_FIELDS``, which the welcome data also lists) instead of one map each. A row costs a
+fraction of a map, and a map of over 16 keys (a tribe's) costs several times more again.
 """
 
 from __future__ import annotations
@@ -29,6 +30,31 @@ MEMBER_FIELDS = (
     "new_this_turn",
 )
 IDOL_FIELDS = ("position", "owner", "shrine", "moved")
+TRIBE_FIELDS = (
+    "seat",
+    "eliminated",
+    "village",
+    "village_tile",
+    "food",
+    "water",
+    "shelter",
+    "tribe_size",
+    "idols_life",
+    "idols_death",
+    "dead_life",
+    "dead_death",
+    "life_bonus",
+    "death_bonus",
+    "face_down_craftsmen",
+    "face_down_temple",
+    "plenty",
+    "combat",
+    "need",
+    "ward",
+    "procession",
+    "hunts",
+    "recruited",
+)
 GONE = (SHRINE, REMOVED)  # members no longer counted in their tribe
 CARD_IDS = tuple(c.id for c in CARDS)  # card id by uid, for the event discard
 
@@ -91,6 +117,7 @@ def public_data() -> dict[str, Any]:
         "idols_required": {str(k): v for k, v in BOARD.idols_required.items()},
         "member_fields": list(MEMBER_FIELDS),
         "idol_fields": list(IDOL_FIELDS),
+        "tribe_fields": list(TRIBE_FIELDS),
         "cards": [
             {
                 "uid": uid,
@@ -161,8 +188,8 @@ def _members(
 
 def _tribes(
     st: MotoraState, carried_by: dict[int, int], size: list[int], dead: dict[str, list[int]]
-) -> list[dict[str, Any]]:
-    """One flat summary per seat; its members are the ``members`` rows whose tribe is the seat."""
+) -> list[list[Any]]:
+    """One row per seat (``TRIBE_FIELDS``); its members are the ``members`` rows of that tribe."""
     n = st.players
     idols = {"life": [0] * n, "death": [0] * n}
     for idol in st.idols:
@@ -173,31 +200,31 @@ def _tribes(
     life, death = idols["life"], idols["death"]
     dead_life, dead_death = dead["life"], dead["death"]
     return [
-        {
-            "seat": s,
-            "eliminated": t.eliminated,
-            "village": t.village,
-            "village_tile": t.village_tile,
-            "food": t.food,
-            "water": t.water,
-            "shelter": t.shelter,
-            "tribe_size": size[s],
-            "idols_life": life[s],
-            "idols_death": death[s],
-            "dead_life": dead_life[s],
-            "dead_death": dead_death[s],
-            "life_bonus": life[s] + dead_life[s] // 2,
-            "death_bonus": death[s] + dead_death[s] // 2,
-            "face_down_craftsmen": craftsmen[s],
-            "face_down_temple": temple[s],
-            "plenty": t.plenty,
-            "combat": t.combat_mod,
-            "need": dict(t.need_mod),
-            "ward": t.ward,
-            "procession": t.procession,
-            "hunts": len(t.hunts),
-            "recruited": t.recruited,
-        }
+        [
+            s,
+            t.eliminated,
+            t.village,
+            t.village_tile,
+            t.food,
+            t.water,
+            t.shelter,
+            size[s],
+            life[s],
+            death[s],
+            dead_life[s],
+            dead_death[s],
+            life[s] + dead_life[s] // 2,
+            death[s] + dead_death[s] // 2,
+            craftsmen[s],
+            temple[s],
+            t.plenty,
+            t.combat_mod,
+            dict(t.need_mod),
+            t.ward,
+            t.procession,
+            len(t.hunts),
+            t.recruited,
+        ]
         for s, t in enumerate(st.tribes)
     ]
 

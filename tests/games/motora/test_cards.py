@@ -8,10 +8,11 @@ from pathlib import Path
 from arena.games.motora import combat, equipment, resources
 from arena.games.motora.cards import CARDS
 from arena.games.motora.model import ACTIVE, INJURED, PLACED, SERIOUS
-from arena.games.motora.views import MEMBER_FIELDS
+from arena.games.motora.views import MEMBER_FIELDS, TRIBE_FIELDS
 from tests.games.motora.helpers import Dice, events, fresh, give, index, put, run
 
 HERE = Path(__file__).parent
+FACE_DOWN = TRIBE_FIELDS.index("face_down_craftsmen")
 RULES = HERE.resolve().parents[2].parent / "shared" / "games" / "motora" / "RULES.md"
 
 
@@ -195,12 +196,12 @@ def test_gear_not_playable_and_carried_gear_hidden_from_others() -> None:
     blade = give(st, 0, "CR01")
     assert equipment.card_options(st, 0, "start_of_turn") == []
     assert st.view(0)["hand"][0]["card"] == "CR01"
-    assert st.view(1)["hand"] == [] and st.view(1)["tribes"][0]["face_down_craftsmen"] == 1
+    assert st.view(1)["hand"] == [] and st.view(1)["tribes"][0][FACE_DOWN] == 1
     (m,) = put(st, 0, "r2c2")
     m.gear = blade
     seen = st.view(1)
     carried = seen["members"][m.id][MEMBER_FIELDS.index("gear")]
-    assert CARDS[carried].id == "CR01" and seen["tribes"][0]["face_down_craftsmen"] == 0
+    assert CARDS[carried].id == "CR01" and seen["tribes"][0][FACE_DOWN] == 0
     assert m.state == PLACED
 
 

@@ -217,7 +217,9 @@ def view_matches_state(state: object) -> None:
         {"position": i.pos, "owner": i.owner, "shrine": i.shrine, "moved": i.moved}
         for i in st.idols
     ]
-    for s, tribe in enumerate(seen["tribes"]):
+    for s, row in enumerate(seen["tribes"]):
+        tribe = dict(zip(WELCOME["tribe_fields"], row, strict=True))
+        assert tribe["seat"] == s
         assert tribe["tribe_size"] == st.tribe_size(s)
         assert tribe["life_bonus"] == st.bonus(s, "life")
         assert tribe["death_bonus"] == st.bonus(s, "death")
