@@ -111,6 +111,18 @@ class MochiState(State):
             return
         self._HANDLERS[self.phase](self, seat, options[choice])
 
+    def _table(self) -> dict[str, Any]:
+        """The public table as a round starts and in every view: rows, direction and counts."""
+        return {
+            "starter": self.starter,
+            "direction": _sign(self.direction),
+            "T": self.tens[:],
+            "U": self.units[:],
+            "draw_size": len(self.draw),
+            "hand_sizes": [len(h) for h in self.hands],
+            "reserve_sizes": [len(r) for r in self.reserves],
+        }
+
     def view(self, seat: int) -> dict[str, Any]:
         view: dict[str, Any] = {
             "seat": seat,
@@ -118,14 +130,8 @@ class MochiState(State):
             "round": self.round,
             "phase": self.phase,
             "active": self.active,
-            "starter": self.starter,
             "to_act": [d.seat for d in self.pending()],
-            "direction": _sign(self.direction),
-            "T": self.tens[:],
-            "U": self.units[:],
-            "draw_size": len(self.draw),
-            "hand_sizes": [len(h) for h in self.hands],
-            "reserve_sizes": [len(r) for r in self.reserves],
+            **self._table(),
             "totals": self.totals[:],
             "round_scores": [r[:] for r in self.round_scores],
             "turn": self.turns,
@@ -510,13 +516,7 @@ class MochiState(State):
             {
                 "type": "round_start",
                 "round": self.round,
-                "starter": self.starter,
-                "direction": _sign(self.direction),
-                "T": self.tens[:],
-                "U": self.units[:],
-                "draw_size": len(self.draw),
-                "hand_sizes": [len(h) for h in self.hands],
-                "reserve_sizes": [len(r) for r in self.reserves],
+                **self._table(),
             },
             private={s: {"hand": self.hands[s][:]} for s in range(n)},
         )
