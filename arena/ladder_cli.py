@@ -28,7 +28,7 @@ from rich.progress import (
 from . import ladder, report
 from .executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
 from .ladder_config import LadderConfig, LadderConfigError, load_ladder
-from .ratings import compare, head_to_head, ladder_stats
+from .ratings import compare, head_to_head, ladder_stats, seat_effects
 from .store import Store, StoreError
 
 ladder_app = typer.Typer(help="Run ladders (round-robin, gauntlet) and read their tables.")
@@ -198,6 +198,15 @@ def h2h(path: FileArg, fmt: FormatOpt = "table") -> None:
         _, stored = ladder.records(cfg, store)
     order = [s.bot for s in ladder_stats(stored, cfg.rating, cfg.bot_names)]
     typer.echo(report.h2h_table(order, head_to_head(stored), fmt))
+
+
+@ladder_app.command()
+def seats(path: FileArg, fmt: FormatOpt = "table") -> None:
+    """Seat effects: how each seat position fared, whoever sat in it, with a 95% CI."""
+    cfg = _config(path, fmt)
+    with _reading(cfg) as store:
+        _, stored = ladder.records(cfg, store)
+    typer.echo(report.seats_table(seat_effects(stored, cfg.rating.resamples), fmt))
 
 
 @ladder_app.command("compare")

@@ -12,6 +12,8 @@ crash ends with an identical table.
   rotations stored), since the point of the set is that deal and seat luck cancel.
 * Confidence: a seeded percentile bootstrap over duplicate sets (the independent units),
   95 % intervals.
+* Seat effects: the same relative score per seat position instead of per bot. In a complete
+  set every bot sits in every seat once, so bot strength cancels and what is left is the seat.
 """
 
 from __future__ import annotations
@@ -162,21 +164,29 @@ def _ms(rating: Any) -> tuple[float, float]:
     return float(rating.mu), float(rating.sigma)
 
 
-def set_relative_scores(matches: Sequence[MatchRecord]) -> dict[str, dict[str, float]]:
-    """For each complete duplicate set: each bot's mean per-deal relative score."""
+def _complete_sets(matches: Sequence[MatchRecord]) -> list[list[MatchRecord]]:
+    """The duplicate sets with every rotation stored, in set id order."""
     by_set: dict[str, list[MatchRecord]] = defaultdict(list)
     for match in matches:
         by_set[match.set_id].append(match)
+    return [g for _, g in sorted(by_set.items()) if len(g) == len(g[0].seats)]
+
+
+def _relative(match: MatchRecord) -> list[float]:
+    """Each seat's score minus the mean score of its table."""
+    mean = fmean(s.score for s in match.seats)
+    return [s.score - mean for s in match.seats]
+
+
+def set_relative_scores(matches: Sequence[MatchRecord]) -> dict[str, dict[str, float]]:
+    """For each complete duplicate set: each bot's mean per-deal relative score."""
     out: dict[str, dict[str, float]] = {}
-    for set_id, group in sorted(by_set.items()):
-        if len(group) != len(group[0].seats):
-            continue
+    for group in _complete_sets(matches):
         values: dict[str, list[float]] = defaultdict(list)
         for match in group:
-            mean = fmean(s.score for s in match.seats)
-            for seat in match.seats:
-                values[seat.bot].append(seat.score - mean)
-        out[set_id] = {bot: fmean(v) for bot, v in values.items()}
+            for seat, relative in zip(match.seats, _relative(match), strict=True):
+                values[seat.bot].append(relative)
+        out[group[0].set_id] = {bot: fmean(v) for bot, v in values.items()}
     return out
 
 
@@ -282,3 +292,67 @@ def compare(matches: Sequence[MatchRecord], a: str, b: str, resamples: int) -> C
         a_ahead=a_ahead,
         b_ahead=b_ahead,
     )
+
+
+@dataclass(frozen=True)
+class SeatEffect:
+    """How one seat position fared, whoever sat in it."""
+
+    seat: int
+    matches: int
+    wins: int
+    mean_rank: float | None
+    mean_score: float | None
+    sets: int
+    relative: float | None  # mean per-deal relative score over complete sets
+    relative_ci: tuple[float, float] | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "matches": self.matches,
+            "wins": self.wins,
+            "win_share": self.wins / self.matches if self.matches else None,
+            "mean_rank": self.mean_rank,
+            "mean_score": self.mean_score,
+            "sets": self.sets,
+            "relative_score": self.relative,
+            "relative_ci": list(self.relative_ci) if self.relative_ci else None,
+        }
+
+
+def seat_effects(matches: Sequence[MatchRecord], resamples: int) -> list[SeatEffect]:
+    """Per seat position: results of every match, and the relative score over complete sets.
+
+    Only complete duplicate sets give the relative score and its interval: there each bot sat in
+    each seat once on the same deal, so an interval clear of 0 means the seat itself matters.
+    """
+    seats = max((len(m.seats) for m in matches), default=0)
+    ranks: list[list[int]] = [[] for _ in range(seats)]
+    scores: list[list[float]] = [[] for _ in range(seats)]
+    for match in matches:
+        for index, seat in enumerate(match.seats):
+            ranks[index].append(seat.rank)
+            scores[index].append(seat.score)
+    per_set: list[list[float]] = [[] for _ in range(seats)]
+    for group in _complete_sets(matches):
+        relatives = [_relative(match) for match in group]
+        for index in range(len(group[0].seats)):
+            per_set[index].append(fmean(r[index] for r in relatives))
+    return [
+        SeatEffect(
+            seat=index,
+            matches=len(ranks[index]),
+            wins=ranks[index].count(0),
+            mean_rank=fmean(ranks[index]) if ranks[index] else None,
+            mean_score=fmean(scores[index]) if scores[index] else None,
+            sets=len(per_set[index]),
+            relative=fmean(per_set[index]) if per_set[index] else None,
+            relative_ci=(
+                bootstrap_ci(per_set[index], resamples, f"seat/{index}")
+                if per_set[index]
+                else None
+            ),
+        )
+        for index in range(seats)
+    ]

@@ -14,7 +14,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from .ratings import BotStats, Comparison
+from .ratings import BotStats, Comparison, SeatEffect
 
 FORMATS = ("table", "markdown", "csv", "json")
 _TABLEFMT = {"table": "simple", "markdown": "github"}
@@ -156,3 +156,27 @@ def compare_table(c: Comparison, fmt: str) -> str:
     if fmt == "csv":
         return render(list(d), [[_csv(v) for v in d.values()]], fmt, None)
     return render(["", ""], rows, fmt, d)
+
+
+def seats_table(effects: Sequence[SeatEffect], fmt: str) -> str:
+    """Per seat position: wins, mean rank and score, relative score with its interval."""
+    data = [e.as_dict() for e in effects]
+    if fmt == "csv":
+        return render(
+            list(data[0]) if data else [], [[_csv(v) for v in d.values()] for d in data], fmt, None
+        )
+    rows = [
+        [
+            e.seat,
+            e.matches,
+            f"{e.wins} ({_num(100 * e.wins / e.matches if e.matches else None, 1)}%)",
+            _num(None if e.mean_rank is None else e.mean_rank + 1),
+            _num(e.mean_score),
+            e.sets,
+            _num(e.relative),
+            f"[{_num(e.relative_ci[0])}, {_num(e.relative_ci[1])}]" if e.relative_ci else "-",
+        ]
+        for e in effects
+    ]
+    headers = ["seat", "matches", "wins", "mean rank", "mean score", "sets", "rel. score", "95% CI"]
+    return render(headers, rows, fmt, data)

@@ -15,6 +15,7 @@ from arena.ratings import (
     head_to_head,
     ladder_stats,
     rate,
+    seat_effects,
     set_relative_scores,
 )
 
@@ -85,6 +86,14 @@ def test_counts_faults_and_relative_scores() -> None:
     assert stats["c"].faults == {"timeout": 1} and a.faults == {}
     assert set_relative_scores(matches) == {"s": {"a": 0.0, "b": 1.0, "c": -1.0}}
     assert (a.sets, a.relative, a.relative_ci) == (1, 0.0, (0.0, 0.0))
+    by_seat = [e.as_dict() for e in seat_effects(matches, 100)]
+    assert [(e["matches"], e["wins"], e["sets"]) for e in by_seat] == [
+        (4, 4, 1),
+        (4, 1, 1),
+        (4, 1, 1),
+    ]
+    assert [e["relative_score"] for e in by_seat] == [2.0, 0.0, -2.0]  # set "s" only
+    assert by_seat[0]["mean_rank"] == 0.0 and by_seat[0]["relative_ci"] == [2.0, 2.0]
 
 
 def test_bootstrap_interval_is_seeded_and_covers_the_mean() -> None:
@@ -105,3 +114,14 @@ def test_head_to_head_and_compare() -> None:
     assert c.sets == 30 and c.matches == 90 and c.a_ahead == pairs["a", "c"][0]
     assert c.ci is not None and 0 < c.ci[0] < c.mean_difference < c.ci[1]
     assert compare(matches, "c", "a", 1000).mean_difference == pytest.approx(-c.mean_difference)
+
+
+def test_seat_effects_find_a_first_seat_advantage() -> None:
+    """Seat 0 scores 3 more in ``duplicate_sets``: 2 above its table's mean, whoever sits there."""
+    effects = seat_effects(duplicate_sets(60, random.Random(4)), 1000)
+    assert [(e.seat, e.matches, e.sets) for e in effects] == [(s, 180, 60) for s in range(3)]
+    first, *others = effects
+    assert first.relative_ci is not None and 0 < first.relative_ci[0] < 2 < first.relative_ci[1]
+    assert all(first.wins > e.wins for e in others)
+    assert sum(e.relative for e in effects if e.relative is not None) == pytest.approx(0)
+    assert seat_effects([], 1000) == []

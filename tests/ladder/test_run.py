@@ -248,6 +248,13 @@ def test_store_and_reports(reference: dict) -> None:
     assert "95% CI" in text and "r1 ahead of r2" in text
     bad = arena("ladder", "compare", str(path), "r1", "zed")
     assert bad.returncode == 2 and "no bot named 'zed'" in bad.stderr
+    seats = json.loads(arena("ladder", "seats", str(path), "--format", "json").stdout)
+    assert [(s["seat"], s["matches"], s["sets"]) for s in seats] == [
+        (0, SCHEDULED, 9),
+        (1, SCHEDULED, 9),
+    ]
+    assert sum(s["relative_score"] for s in seats) == pytest.approx(0)
+    assert sum(s["wins"] for s in seats) >= SCHEDULED  # every match has a winner (ties: more)
 
 
 def test_a_second_runner_is_refused_while_one_holds_the_database(tmp_path: Path) -> None:
