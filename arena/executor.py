@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import sandbox
 from .bots import BotSpec
 from .faults import FaultPolicy
 from .games import load_game
@@ -117,11 +118,12 @@ def _children() -> list[int]:
 
 
 def _stop(signum: int, _frame: object) -> None:
-    """Kill the bots of the match in progress (each leads its own process group), then exit.
+    """Kill the bots of the match in progress, then exit.
 
-    Children are found through /proc rather than the referee, so a bot caught between fork and
-    its parent-death ``prctl`` is not missed.
+    First every sandbox the worker started (its cgroup, uid and process group), then any child
+    found through /proc, so a bot caught between fork and its registration is not missed.
     """
+    sandbox.kill_running()
     for pid in _children():
         for kill in (os.killpg, os.kill):
             with contextlib.suppress(OSError):

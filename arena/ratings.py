@@ -349,9 +349,7 @@ def seat_effects(matches: Sequence[MatchRecord], resamples: int) -> list[SeatEff
             sets=len(per_set[index]),
             relative=fmean(per_set[index]) if per_set[index] else None,
             relative_ci=(
-                bootstrap_ci(per_set[index], resamples, f"seat/{index}")
-                if per_set[index]
-                else None
+                bootstrap_ci(per_set[index], resamples, f"seat/{index}") if per_set[index] else None
             ),
         )
         for index in range(seats)

@@ -8,7 +8,7 @@ from typing import Any
 
 from .limits import SandboxLimits
 from .probe import LEVELS, Layer, Probe, SandboxError, choose, probe
-from .process import BotProcess, Usage, bot_environment, launch
+from .process import BotProcess, Usage, bot_environment, kill_running, launch
 
 __all__ = [
     "LEVELS",
@@ -20,6 +20,7 @@ __all__ = [
     "Usage",
     "bot_environment",
     "choose",
+    "kill_running",
     "launch",
     "probe",
 ]

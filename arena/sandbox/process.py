@@ -47,6 +47,7 @@ def bot_environment(extra: Mapping[str, str]) -> dict[str, str]:
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
+_RUNNING: dict[int, BotProcess] = {}  # by pid: bots started here and not yet killed
 _PR_SET_PDEATHSIG = 1
 
 
@@ -132,6 +133,7 @@ class BotProcess:
 
     def kill(self) -> None:
         """SIGKILL every process of the bot, reap it, keep its usage, free its cgroup and uid."""
+        _RUNNING.pop(self.popen.pid, None)
         if self.cgroup is not None:
             self.cgroup.kill()
         elif self.lease is not None:
@@ -250,12 +252,22 @@ def launch(
             lease.release()
         raise
     proc = BotProcess(popen, os.pidfd_open(popen.pid), log_path, level, cgroup=cgroup, lease=lease)
+    _RUNNING[popen.pid] = proc
     if stdio:
         assert popen.stdin is not None and popen.stdout is not None
         proc.stdin, proc.stdout = popen.stdin.fileno(), popen.stdout.fileno()
         os.set_blocking(proc.stdin, False)
         os.set_blocking(proc.stdout, False)
     return proc
+
+
+def kill_running() -> None:
+    """Kill every bot this process started and has not killed yet: a worker told to stop in
+    the middle of a match. Through the cgroup and the uid, not just the process group, so
+    nothing a bot left in its sandbox (bwrap's init, a daemon) outlives the worker."""
+    for proc in list(_RUNNING.values()):
+        with contextlib.suppress(Exception):  # best effort: the worker exits right after
+            proc.kill()
 
 
 def _start(
