@@ -2,7 +2,9 @@
 
 Supports cgroup v2 (one unified tree) and v1 (one tree per controller; Debian hosts in hybrid
 mode). Memory is capped here, not with RLIMIT_AS, so runtimes that reserve large address ranges
-(Node, the JVM, Go) still start. Our cgroups live under an ``arena`` directory in each tree.
+(Node, the JVM, Go) still start. CPU is capped at a number of cores (a CFS quota), so a bot that
+spins up processes or threads cannot starve the other bots' clocks. Our cgroups live under an
+``arena`` directory in each tree.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
-_V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+_V1_CONTROLLERS = ("memory", "pids", "cpuacct", "cpu")  # v1 trees; cpu may share cpuacct's
+_CPU_PERIOD_US = 100_000
 _KILL_TIMEOUT_S = 5.0
 _counter = itertools.count()
 
@@ -37,10 +40,11 @@ def version() -> int:
     return 2 if (ROOT / "cgroup.controllers").exists() else 1
 
 
-def _parents() -> list[Path]:
+def _parents() -> dict[str, Path]:
+    """Our parent cgroup for each controller (on v1 co-mounted controllers share one)."""
     if version() == 2:
-        return [ROOT / "arena"]
-    return [ROOT / c / "arena" for c in _V1_CONTROLLERS]
+        return dict.fromkeys(_V1_CONTROLLERS, ROOT / "arena")
+    return {c: (ROOT / c).resolve() / "arena" for c in _V1_CONTROLLERS}
 
 
 def check() -> str:
@@ -64,7 +68,7 @@ def check() -> str:
 @functools.cache
 def _prepare_parents() -> None:
     """Make our parent cgroups (once per process) and sweep those left by dead referees."""
-    for parent in _parents():
+    for parent in dict.fromkeys(_parents().values()):
         parent.mkdir(exist_ok=True)
         for child in parent.glob("bot-*"):
             owner = child.name.split("-")[1]
@@ -103,15 +107,16 @@ def _keyed(text: str | None, key: str) -> int | None:
 class Cgroup:
     """A bot's cgroup: join it between fork and exec, kill it, read its figures, remove it."""
 
-    def __init__(self, memory_mb: int, processes: int) -> None:
+    def __init__(self, memory_mb: int, processes: int, cpus: int) -> None:
         _prepare_parents()
         name = f"bot-{os.getpid()}-{next(_counter)}"
         self.v2 = version() == 2
-        self.dirs = [parent / name for parent in _parents()]
+        self._dir_of = {c: parent / name for c, parent in _parents().items()}
+        self.dirs = list(dict.fromkeys(self._dir_of.values()))
         for d in self.dirs:
             d.mkdir()
         try:
-            self._limit(memory_mb << 20, processes)
+            self._limit(memory_mb << 20, processes, cpus * _CPU_PERIOD_US)
         except OSError:
             self.remove()
             raise
@@ -119,19 +124,20 @@ class Cgroup:
         self.procs_files = [str(d / "cgroup.procs") for d in self.dirs]
 
     def _file(self, controller: str, name: str) -> Path:
-        if self.v2:
-            return self.dirs[0] / name
-        return self.dirs[_V1_CONTROLLERS.index(controller)] / name
+        return self._dir_of[controller] / name
 
-    def _limit(self, memory_bytes: int, processes: int) -> None:
+    def _limit(self, memory_bytes: int, processes: int, cpu_quota_us: int) -> None:
         if self.v2:
             _write(self._file("memory", "memory.max"), memory_bytes)
             with contextlib.suppress(FileNotFoundError):
                 _write(self._file("memory", "memory.swap.max"), 0)
+            _write(self._file("cpu", "cpu.max"), f"{cpu_quota_us} {_CPU_PERIOD_US}")
         else:
             _write(self._file("memory", "memory.limit_in_bytes"), memory_bytes)
             with contextlib.suppress(FileNotFoundError):  # only with swap accounting
                 _write(self._file("memory", "memory.memsw.limit_in_bytes"), memory_bytes)
+            _write(self._file("cpu", "cpu.cfs_period_us"), _CPU_PERIOD_US)
+            _write(self._file("cpu", "cpu.cfs_quota_us"), cpu_quota_us)
         _write(self._file("pids", "pids.max"), processes)
 
     def join(self) -> None:

@@ -17,6 +17,7 @@ class SandboxLimits:
     memory_mb: int = 1024  # cgroup memory limit (heap, tmpfs, page cache), not RLIMIT_AS
     processes: int = 128  # cgroup pids.max: threads and processes together
     cpu_s: int = 600  # RLIMIT_CPU: CPU seconds for the whole match
+    cpus: int = 1  # cores it may keep busy at once (cgroup CPU quota)
     open_files: int = 256  # RLIMIT_NOFILE
     file_mb: int = 16  # RLIMIT_FSIZE: the largest file it may write, its log included
     tmp_mb: int = 64  # size of its private /tmp

@@ -216,7 +216,7 @@ def launch(
     cgroup = lease = None
     try:
         if found.has("cgroup"):
-            cgroup = Cgroup(limits.memory_mb, limits.processes + _HELPER_PROCESSES)
+            cgroup = Cgroup(limits.memory_mb, limits.processes + _HELPER_PROCESSES, limits.cpus)
         if sandboxed and found.has("uid"):
             lease = uids.UidLease()
         child = _Child(os.getpid(), cgroup, _rlimits(limits, cgroup is not None), limits.cpu_s)

@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -221,6 +222,25 @@ def test_cpu_burner_is_stopped_by_rlimit_cpu(bots: Path, match_dir: Path) -> Non
     assert out.code == -24  # SIGXCPU
     if sandbox.probe().has("cgroup"):
         assert out.usage.cpu_ms is not None and out.usage.cpu_ms >= 900
+
+
+def test_cpu_quota_holds_a_multi_process_burner_to_its_cores(bots: Path, match_dir: Path) -> None:
+    """``cpus = 1``: three spinning processes share one core, so they cannot starve the others."""
+    if not sandbox.probe().has("cgroup"):
+        pytest.skip("the CPU quota is a cgroup limit; no cgroup here")
+    started = time.monotonic()
+    out = run_bot(
+        sandbox.probe().level,
+        bots,
+        match_dir,
+        "cpu_burner.py",
+        "3",
+        limits=SandboxLimits(cpus=1),
+        timeout=2,
+    )
+    wall_ms = (time.monotonic() - started) * 1000
+    assert out.usage.cpu_ms is not None
+    assert 200 < out.usage.cpu_ms <= 1.1 * wall_ms + 50
 
 
 @pytest.mark.parametrize("level", sandbox.LEVELS)
