@@ -2,7 +2,7 @@
 
 Trivial bots: seeded random Python bots playing Happy Mochi cut to one round of at most one
 turn, so a match is mostly bot start-up, handshake and shutdown. For each worker count a fresh
-ladder database is filled by :func:`arena.ladder.run_ladder`, and we report:
+ladder database is filled by :func:`arena.ladder.run.run_ladder`, and we report:
 
 * matches per second (wall time of the whole run, rating at the end included);
 * the runner's own work: building the schedule, writing results to SQLite, rating (timed in
@@ -30,9 +30,10 @@ from typing import Any
 
 from tabulate import tabulate
 
-from arena import ladder, store
-from arena.executor import LocalExecutor
-from arena.ladder_config import load_ladder
+from arena.ladder import run as ladder
+from arena.ladder import store
+from arena.ladder.config import load_ladder
+from arena.ladder.executor import LocalExecutor
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results" / "ladder.json"

@@ -32,10 +32,10 @@ from pathlib import Path
 import zmq
 from tabulate import tabulate
 
-from arena.bots import parse_bot
 from arena.games import load_game
-from arena.referee import play_match
-from arena.replay import read
+from arena.match.bots import parse_bot
+from arena.match.referee import play_match
+from arena.match.replay import read
 from protocol import codec, messages
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import BotCommandError, parse_bot, unique_names
+from arena.match.bots import BotCommandError, parse_bot, unique_names
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = "sample_bots/python/random_bot.py"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[1]
 FAULTY = ROOT / "tests" / "bots" / "faulty"

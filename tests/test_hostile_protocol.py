@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from arena.bots import BotSpec, parse_bot
-from arena.faults import FaultPolicy
 from arena.games import load_game
-from arena.referee import Limits, MatchResult, play_match
+from arena.match.bots import BotSpec, parse_bot
+from arena.match.faults import FaultPolicy
+from arena.match.referee import Limits, MatchResult, play_match
 from arena.sandbox import SandboxLimits
 from tests.procs import leftovers
 

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from arena.bots import parse_bot
 from arena.games import available_games
 from arena.games.base import Game, OptionError
-from arena.referee import Limits, play_match
-from arena.replay import read, verify
+from arena.match.bots import parse_bot
+from arena.match.referee import Limits, play_match
+from arena.match.replay import read, verify
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMITS = Limits(init_ms=10_000, move_ms=5_000, bank_ms=10_000)

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from arena import sandbox
-from arena.bots import BotSpec, parse_bot
-from arena.faults import FaultPolicy
 from arena.games import load_game
-from arena.referee import Limits, MatchResult, play_match
-from arena.replay import read, strip_timing, verify
+from arena.match.bots import BotSpec, parse_bot
+from arena.match.faults import FaultPolicy
+from arena.match.referee import Limits, MatchResult, play_match
+from arena.match.replay import read, strip_timing, verify
 from tests.procs import leftovers
 
 ROOT = Path(__file__).resolve().parents[1]

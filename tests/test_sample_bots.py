@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from arena.bots import BotSpec, parse_bot
 from arena.games import load_game
-from arena.referee import Limits, MatchResult, play_match
-from arena.replay import read, verify
+from arena.match.bots import BotSpec, parse_bot
+from arena.match.referee import Limits, MatchResult, play_match
+from arena.match.replay import read, verify
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_DIR = ROOT / "sample_bots" / "node"

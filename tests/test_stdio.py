@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import parse_bot
 from arena.games import load_game
-from arena.referee import Limits, play_match
-from arena.replay import read, verify
+from arena.match.bots import parse_bot
+from arena.match.referee import Limits, play_match
+from arena.match.replay import read, verify
 from tests.procs import leftovers
 
 from .test_referee import ROOT

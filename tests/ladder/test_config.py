@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder_config import LadderConfigError, load_ladder
+from arena.ladder.config import LadderConfigError, load_ladder
 
 from .helpers import RANDOM, ROOT, arena
 

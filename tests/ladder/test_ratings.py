@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from arena.ratings import (
+from arena.ladder.ratings import (
     MatchRecord,
     RatingSettings,
     SeatRecord,

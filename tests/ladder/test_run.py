@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from arena import ladder
-from arena.executor import Executor, LocalExecutor
-from arena.ladder_config import load_ladder
-from arena.store import Store
+from arena.ladder import run as ladder
+from arena.ladder.config import load_ladder
+from arena.ladder.executor import Executor, LocalExecutor
+from arena.ladder.store import Store
 
 from .helpers import ARENA, ROOT, arena, show_json, stored_count, write_ladder
 

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from arena.schedule import balanced_tables, build_schedule
+from arena.ladder.schedule import balanced_tables, build_schedule
 
 NAMES = ["ada", "bob", "cy", "dee", "eve"]
 SIX = [*NAMES, "fay"]

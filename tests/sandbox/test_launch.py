@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena import sandbox
-from arena.cli import app
+from arena.cli.main import app
 from arena.sandbox import SandboxError, SandboxLimits
 
 from .conftest import need, run_bot

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from arena import sandbox
-from arena.bots import parse_bot
 from arena.games import load_game
-from arena.referee import Limits, SeatResult, play_match
+from arena.match.bots import parse_bot
+from arena.match.referee import Limits, SeatResult, play_match
 from arena.sandbox import SandboxLimits
 from tests.procs import leftovers
 
@@ -114,9 +114,9 @@ def test_every_bot_dies_with_a_killed_referee(bots: Path) -> None:
     """SIGKILL a referee mid-match (both bots alive): within about a second nothing is left."""
     python = python_for(sandbox.probe().level)
     code = (
-        "from arena.bots import parse_bot\n"
+        "from arena.match.bots import parse_bot\n"
         "from arena.games import load_game\n"
-        "from arena.referee import Limits, play_match\n"
+        "from arena.match.referee import Limits, play_match\n"
         f"bots = [parse_bot('{python} {bots}/sleeper.py'), "
         f"parse_bot('{python} {bots}/random_bot.py')]\n"
         "play_match(load_game('happy_mochi'), bots, seed=1, limits=Limits(init_ms=30000))\n"

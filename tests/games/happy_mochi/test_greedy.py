@@ -7,7 +7,7 @@ from math import comb
 import pytest
 
 from arena.games.happy_mochi import GAME
-from arena.local import play_local
+from arena.match.local import play_local
 from sample_bots.python.mochi_greedy import MochiGreedy
 from sample_bots.python.random_bot import RandomBot
 

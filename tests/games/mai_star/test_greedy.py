@@ -7,7 +7,7 @@ from math import comb
 import pytest
 
 from arena.games.mai_star import GAME
-from arena.local import play_local
+from arena.match.local import play_local
 from sample_bots.python.mai_star_greedy import MaiStarGreedy
 from sample_bots.python.random_bot import RandomBot
 

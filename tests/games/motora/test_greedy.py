@@ -7,7 +7,7 @@ from math import comb
 import pytest
 
 from arena.games.motora import GAME
-from arena.local import play_local
+from arena.match.local import play_local
 from sample_bots.python.motora_greedy import MotoraGreedy
 from sample_bots.python.random_bot import RandomBot
 

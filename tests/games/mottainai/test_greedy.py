@@ -5,7 +5,7 @@ from __future__ import annotations
 from math import comb
 
 from arena.games.mottainai import GAME
-from arena.local import play_local
+from arena.match.local import play_local
 from sample_bots.python.mottainai_greedy import MottainaiGreedy
 from sample_bots.python.random_bot import RandomBot
 

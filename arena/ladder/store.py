@@ -20,9 +20,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .bots import BotSpec
-from .ratings import HistoryRow, MatchRecord, Rating, SeatRecord
-from .schedule import MatchSpec
+from arena.ladder.ratings import HistoryRow, MatchRecord, Rating, SeatRecord
+from arena.ladder.schedule import MatchSpec
+from arena.match.bots import BotSpec
 
 SCHEMA_VERSION = "2"
 

@@ -1,11 +1,11 @@
 """The referee: plays one match between bot processes and adjudicates every fault.
 
 It owns the authoritative game state and talks to each bot through a channel
-(``arena.channels``): its own ZeroMQ ROUTER on an ``ipc://`` socket file in a private temporary
-directory, or JSON lines on the bot's stdin and stdout. A bot proves its seat with the per-seat
-token it was given in ``ARENA_TOKEN``. One ``zmq.Poller`` watches every channel and every bot's
-pidfd, so a crash is seen the moment it happens and a hang by a monotonic deadline. Bots are
-started by ``arena.sandbox`` at the strongest level this machine allows.
+(``arena.match.channels``): its own ZeroMQ ROUTER on an ``ipc://`` socket file in a private
+temporary directory, or JSON lines on the bot's stdin and stdout. A bot proves its seat with the
+per-seat token it was given in ``ARENA_TOKEN``. One ``zmq.Poller`` watches every channel and
+every bot's pidfd, so a crash is seen the moment it happens and a hang by a monotonic deadline.
+Bots are started by ``arena.sandbox`` at the strongest level this machine allows.
 
 Rulings (DESIGN.md section 4; the error codes are protocol v1's):
 
@@ -16,7 +16,7 @@ Rulings (DESIGN.md section 4; the error codes are protocol v1's):
   slow answers had already drawn on it;
 * faults (``crashed``, ``oom``, ``cpu_limit``, ``timeout``, ``bank_exhausted``, ``malformed``,
   ``bad_field``, ``unknown_type``, ``too_large``, ``illegal_action``) are ruled by the match's
-  :class:`~arena.faults.FaultPolicy`: by default they forfeit the seat: its processes are
+  :class:`~arena.match.faults.FaultPolicy`: by default they forfeit the seat: its processes are
   killed, it is ranked below every seat without a fault (all forfeited seats share the lowest
   rank) and the game goes on with seeded random legal choices in its place, so the others' game
   is not spoiled. Under ``substitute`` the random choice stands in for that one answer and a
@@ -51,13 +51,13 @@ from typing import Any
 
 import zmq
 
+from arena import sandbox
+from arena.games.base import Decision, Game, State, competition_ranks
+from arena.match import replay
+from arena.match.bots import BotSpec
+from arena.match.channels import Inbound, StdioChannel, ZmqChannel, printable
+from arena.match.faults import FORFEIT, FaultPolicy, exit_fault, signal_name
 from protocol import codec, messages
-
-from . import replay, sandbox
-from .bots import BotSpec
-from .channels import Inbound, StdioChannel, ZmqChannel, printable
-from .faults import FORFEIT, FaultPolicy, exit_fault, signal_name
-from .games.base import Decision, Game, State, competition_ranks
 
 OK = "ok"
 RESIGNED = "resigned"

@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import sandbox
-from .bots import BotSpec
-from .faults import FaultPolicy
-from .games import load_game
-from .referee import Limits, play_match
-from .sandbox import SandboxLimits
+from arena import sandbox
+from arena.games import load_game
+from arena.match.bots import BotSpec
+from arena.match.faults import FaultPolicy
+from arena.match.referee import Limits, play_match
+from arena.sandbox import SandboxLimits
 
 _PR_SET_PDEATHSIG = 1
 STOP_GRACE_S = 5.0

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .bots import BotSpec, parse_bot, unique_names
-from .games.base import Game
-from .referee import OK, Limits, MatchResult, SeatResult, play_match
+from arena.games.base import Game
+from arena.match.bots import BotSpec, parse_bot, unique_names
+from arena.match.referee import OK, Limits, MatchResult, SeatResult, play_match
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OPPONENT = ROOT / "sample_bots" / "python" / "random_bot.py"
 DEFAULT_GAMES = 3
 DEFAULT_PLAYERS = 3

@@ -14,7 +14,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from .ratings import BotStats, Comparison, SeatEffect
+from arena.ladder.ratings import BotStats, Comparison, SeatEffect
 
 FORMATS = ("table", "markdown", "csv", "json")
 _TABLEFMT = {"table": "simple", "markdown": "github"}

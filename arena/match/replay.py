@@ -30,11 +30,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .games import load_game
+from arena.games import load_game
 
 if TYPE_CHECKING:
-    from .games.base import State
-    from .referee import MatchResult, Referee
+    from arena.games.base import State
+    from arena.match.referee import MatchResult, Referee
 
 FORMAT = "arena-replay"
 FORMAT_VERSION = 1

@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .bots import BotSpec
-from .executor import Dispatcher, Executor, Job
-from .ladder_config import LadderConfig
-from .ratings import BotStats, MatchRecord, ladder_stats, rate
-from .schedule import MatchSpec, build_schedule
-from .store import Store
+from arena.ladder.config import LadderConfig
+from arena.ladder.executor import Dispatcher, Executor, Job
+from arena.ladder.ratings import BotStats, MatchRecord, ladder_stats, rate
+from arena.ladder.schedule import MatchSpec, build_schedule
+from arena.ladder.store import Store
+from arena.match.bots import BotSpec
 
 MAX_ATTEMPTS = 3
 

@@ -2,7 +2,7 @@
 
 Bots see exactly what the referee would send them (the same turn message, built by the same
 code), but no process, socket or clock is involved. Tests and benchmarks use it to compare
-strategies quickly; real matches go through :mod:`arena.referee`.
+strategies quickly; real matches go through :mod:`arena.match.referee`.
 """
 
 from __future__ import annotations
@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from arena.games.base import Game, State
+from arena.match.referee import game_info
 from protocol import messages
 from protocol.bot import Bot, Welcome, turn_from_message
-
-from .games.base import Game, State
-from .referee import game_info
 
 
 def play_local(

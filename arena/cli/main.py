@@ -13,16 +13,16 @@ from typing import Annotated, NoReturn
 import typer
 from tabulate import tabulate
 
-from .bots import TRANSPORTS, BotCommandError, parse_bot, unique_names
-from .check_bot import DEFAULT_GAMES, CheckError, check_bot, render, with_transport
-from .faults import FaultPolicy
-from .games import UnknownGame, available_games, load_game
-from .games.base import OptionError
-from .ladder_cli import ladder_app
-from .referee import Limits, MatchResult, default_match_id, play_match
-from .replay import ReplayError, describe, read, verify
-from .sandbox import choose as choose_level
-from .sandbox_cli import sandbox_app
+from arena.cli.ladder import ladder_app
+from arena.cli.sandbox import sandbox_app
+from arena.games import UnknownGame, available_games, load_game
+from arena.games.base import OptionError
+from arena.match.bots import TRANSPORTS, BotCommandError, parse_bot, unique_names
+from arena.match.check_bot import DEFAULT_GAMES, CheckError, check_bot, render, with_transport
+from arena.match.faults import FaultPolicy
+from arena.match.referee import Limits, MatchResult, default_match_id, play_match
+from arena.match.replay import ReplayError, describe, read, verify
+from arena.sandbox import choose as choose_level
 
 app = typer.Typer(
     help="Arena: run bot matches and ladders for table games.",

@@ -25,11 +25,12 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from . import ladder, report
-from .executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
-from .ladder_config import LadderConfig, LadderConfigError, load_ladder
-from .ratings import compare, head_to_head, ladder_stats, seat_effects
-from .store import Store, StoreError
+from arena.ladder import run as ladder
+from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
+from arena.ladder.executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
+from arena.ladder.ratings import compare, head_to_head, ladder_stats, seat_effects
+from arena.ladder.store import Store, StoreError
+from arena.report import tables as report
 
 ladder_app = typer.Typer(help="Run ladders (round-robin, gauntlet) and read their tables.")
 

@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .bots import BOT_NAME, TRANSPORTS, BotCommandError, BotSpec
-from .faults import FaultPolicy
-from .games import UnknownGame, load_game
-from .games.base import Game, OptionError
-from .ratings import RatingSettings
-from .referee import Limits
-from .sandbox import LEVELS, SandboxError, SandboxLimits
-from .sandbox import choose as choose_level
+from arena.games import UnknownGame, load_game
+from arena.games.base import Game, OptionError
+from arena.ladder.ratings import RatingSettings
+from arena.match.bots import BOT_NAME, TRANSPORTS, BotCommandError, BotSpec
+from arena.match.faults import FaultPolicy
+from arena.match.referee import Limits
+from arena.sandbox import LEVELS, SandboxError, SandboxLimits
+from arena.sandbox import choose as choose_level
 
 FORMATS = ("round-robin", "gauntlet")
 MODELS = ("trueskill", "openskill")

@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .sandbox import SandboxLimits
+from arena.sandbox import SandboxLimits
 
 BOT_NAME = re.compile(r"^[A-Za-z0-9_.@+-]{1,64}$")
 _PYTHON_NAMES = ("python", "python3")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from . import sandbox
+from arena import sandbox
 
 sandbox_app = typer.Typer(help="Bot sandbox: which isolation level is in force here.")
 

@@ -1,0 +1,1 @@
+"""Ladders: configuration, schedule, execution, storage, ratings and the statistics over them."""

@@ -1,0 +1,1 @@
+"""What people read: terminal tables (and, later, the HTML report and replay viewer)."""
