@@ -20,12 +20,21 @@ Rules every engine follows (they make games reproducible across processes):
 
 Hidden information lives in one place: :meth:`State.view` and the :class:`EventLog` visibility
 rules. The referee sends nothing else about the state to a bot.
+
+Positions are states as data (like FEN for chess): :meth:`State.position` writes plain JSON-able
+data holding everything needed to continue the game exactly (zones, decks in order, the pending
+decision and its sub-step, the random generator, scores so far), and :meth:`Game.load` rebuilds
+and validates a state from it. A hand-written *short* position (``"form": "short"``, cards by name,
+defaults for what is not said) is expanded by :meth:`Game.expand` first. Each game's README
+documents its fields. :meth:`Game.determinize` builds a full state consistent with one seat's
+knowledge, hidden cards sampled at random: what search bots explore.
 """
 
 from __future__ import annotations
 
 import copy
 import pickle
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +45,37 @@ AUTO = "auto"
 
 class IllegalChoice(Exception):
     """An answer the current state cannot accept: wrong seat, stale decision or bad index."""
+
+
+class PositionError(ValueError):
+    """A position that cannot be loaded; the message starts with the field that is wrong."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{where}: {message}")
+        self.where = where
+
+
+POSITION_KEYS = ("game", "version", "players", "options")  # every position's envelope
+
+
+def rng_state(rng: random.Random) -> list[int]:
+    """A ``random.Random``'s whole state as a JSON-able list (624 words and the index)."""
+    return list(rng.getstate()[1])
+
+
+def rng_from(words: Any, where: str = "rng") -> random.Random:
+    """The generator :func:`rng_state` described, checked: 625 integers, words of 32 bits."""
+    if (
+        not isinstance(words, list)
+        or len(words) != 625
+        or not all(isinstance(w, int) and not isinstance(w, bool) for w in words)
+        or not all(0 <= w < 1 << 32 for w in words[:624])
+        or not 0 <= words[624] <= 624
+    ):
+        raise PositionError(where, "must be the 625 integers written by rng_state")
+    rng = random.Random()
+    rng.setstate((3, tuple(words), None))
+    return rng
 
 
 class OptionError(ValueError):
@@ -270,6 +310,14 @@ class State(ABC):
         """An independent copy (search bots and tests explore from it)."""
         return copy.deepcopy(self)
 
+    # ABSTRACT-LATER
+    def position(self) -> dict[str, Any]:
+        """This state as a position: JSON-able data that :meth:`Game.load` continues exactly.
+
+        It starts with the envelope of :func:`Game.envelope`. The event log is not part of it:
+        a loaded state's log starts empty, so cursors start again at 0.
+        """
+
     def snapshot(self) -> bytes:
         """A serialised copy of the whole state, RNG included; restore with :meth:`Game.restore`.
 
@@ -339,6 +387,61 @@ class Game(ABC):
     @abstractmethod
     def _new(self, players: int, seed: int, options: dict[str, Any]) -> State:
         """Create the state; ``options`` are complete and validated."""
+
+    def envelope(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields every position starts with (``POSITION_KEYS``)."""
+        return {
+            "game": self.id,
+            "version": self.version,
+            "players": players,
+            "options": dict(options),
+        }
+
+    def load(self, position: Mapping[str, Any]) -> State:
+        """Rebuild a state from a position (full, or short with ``"form": "short"``) and check it.
+
+        Raises :class:`PositionError` naming the field that breaks the game's invariants.
+        """
+        if not isinstance(position, Mapping):
+            raise PositionError("position", "must be a map")
+        data = dict(position)
+        if data.get("form") == "short":
+            data = self.expand(data)
+        if data.get("game") != self.id:
+            raise PositionError("game", f"is {data.get('game')!r}, expected {self.id!r}")
+        players = data.get("players")
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise PositionError("players", "must be an integer")
+        try:
+            self.check_players(players)
+            options = self.resolve_options(data.get("options") or {}, players)
+        except OptionError as exc:
+            raise PositionError("options", str(exc)) from None
+        return self._load(players, options, data)
+
+    # ABSTRACT-LATER
+    def _load(self, players: int, options: dict[str, Any], position: dict[str, Any]) -> State:
+        """Build and validate the state; the envelope is checked, ``options`` resolved."""
+
+    # ABSTRACT-LATER
+    def expand(self, short: Mapping[str, Any]) -> dict[str, Any]:
+        """A full position from the game's hand-written short form (documented in its README)."""
+
+    # ABSTRACT-LATER
+    def determinize(
+        self,
+        players: int,
+        options: Mapping[str, Any],
+        seat: int,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        rng: random.Random,
+    ) -> State:
+        """A full state ``seat`` cannot tell from the real one, with the decision it is asked now.
+
+        ``view`` is the seat's latest view and ``events`` every event it was sent, in order; the
+        cards it cannot have seen are dealt from ``rng`` among those still unaccounted for.
+        """
 
     def restore(self, snapshot: bytes) -> State:
         state = pickle.loads(snapshot)

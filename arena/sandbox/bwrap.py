@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import protocol
+from arena import games
 
 SETPRIV = "/usr/bin/setpriv"
 NOBODY = 65534  # the probe's throw-away sandbox needs no leased uid
@@ -139,9 +140,12 @@ def command(
 
 @functools.cache
 def python_paths() -> tuple[Path, ...]:
-    """What a Python bot run with Arena's own interpreter needs: the installation, the venv, and
-    the ``protocol`` package (not the rest of the project)."""
-    paths = {Path(sys.base_prefix), Path(sys.prefix), Path(protocol.__file__).parent}
+    """What a Python bot run with Arena's own interpreter needs: the installation, the venv, the
+    ``protocol`` package and the game engines (search bots import them), not the rest of the
+    project (the referee, the ladders, their databases)."""
+    engines = Path(games.__file__).parent
+    paths = {Path(sys.base_prefix), Path(sys.prefix), Path(protocol.__file__).parent, engines}
+    paths.add(engines.parent / "__init__.py")
     return tuple(sorted(paths))
 
 
