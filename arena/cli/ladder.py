@@ -31,6 +31,7 @@ from arena.ladder.executor import DaskExecutor, Executor, ExecutorError, LocalEx
 from arena.ladder.ratings import compare, head_to_head, ladder_stats, seat_effects
 from arena.ladder.store import Store, StoreError
 from arena.report import tables as report
+from arena.report.html import write_report
 
 ladder_app = typer.Typer(help="Run ladders (round-robin, gauntlet) and read their tables.")
 
@@ -244,3 +245,25 @@ def rerate(path: FileArg, fmt: FormatOpt = "table") -> None:
         _show(cfg, store, fmt)
     finally:
         store.close()
+
+
+@ladder_app.command("report")
+def report_cmd(
+    path: FileArg,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Folder to write (default: beside the database, NAME.report/)."),
+    ] = None,
+) -> None:
+    """Write the HTML report (standings, plots, faults, bot pages, replays); print its path."""
+    cfg = _config(path)
+    if not cfg.database.is_file():
+        _fail(f"{cfg.database}: no ladder database yet (run `arena ladder run` first)")
+    target = out or cfg.database.with_suffix(".report")
+    try:
+        index = write_report(cfg, target)
+    except StoreError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{target}: cannot write the report ({exc.strerror or exc})")
+    typer.echo(f"report: {index}")

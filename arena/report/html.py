@@ -1,0 +1,175 @@
+"""The HTML ladder report: a folder with ``index.html``, a page per bot and the replay viewers.
+
+It opens offline from the file system: no CDN, no network, no JavaScript library; plots are
+inline SVG (:mod:`arena.report.plots`), the stylesheet is inlined, and everything a bot or an author
+can write (names, statuses, details, stderr) is escaped by Jinja2's autoescaping.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from arena.ladder import run
+from arena.ladder.config import LadderConfig
+from arena.ladder.ratings import head_to_head, ladder_stats, rate, seat_effects
+from arena.ladder.store import Store
+from arena.report import plots
+
+WORST_LOSSES = 5
+
+_env = Environment(
+    loader=PackageLoader("arena.report", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_env.filters["slug"] = plots.slug
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """One stored match as listed in the report."""
+
+    id: str
+    number: int  # its place in the schedule, from 1
+    set_id: str
+    seats: list[dict[str, Any]]  # bot, score, rank (from 1), status, detail, relative
+    decisions: int
+    duration_ms: float
+    replay: str | None  # the viewer page, relative to the report's root
+
+    def seat_of(self, bot: str) -> dict[str, Any] | None:
+        return next((s for s in self.seats if s["bot"] == bot), None)
+
+
+def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None = None) -> Path:
+    """Write the report of ``cfg``'s stored results into ``out``; the path of its index page.
+
+    ``viewers`` maps match ids to their replay viewer pages (paths relative to ``out``).
+    """
+    store = Store.read(cfg.database, cfg.game.id)
+    try:
+        schedule, stored = run.records(cfg, store)
+        rows = store.match_rows()
+    finally:
+        store.close()
+    bots = list(cfg.bot_names)
+    stats = ladder_stats(stored, cfg.rating, bots)
+    _, history = rate(stored, cfg.rating, bots)
+    matches = _match_rows(stored, rows, viewers or {})
+    effects = [e for e in seat_effects(stored, cfg.rating.resamples) if e.relative is not None]
+    order = [s.bot for s in stats]
+    pairs = head_to_head(stored)
+    page = {
+        "cfg": cfg,
+        "scheduled": len(schedule),
+        "stored": len(stored),
+        "stats": stats,
+        "matches": matches,
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bots").mkdir(exist_ok=True)
+    index = out / "index.html"
+    index.write_text(
+        _env.get_template("index.html").render(
+            **page,
+            root="",
+            effects=effects,
+            faults=_faults(matches),
+            history_svg=plots.rating_history(history, order),
+            h2h_svg=plots.head_to_head(order, pairs) if len(order) > 1 else "",
+            seats_svg=plots.seat_effects(
+                [e.seat for e in effects],
+                [e.relative for e in effects],
+                [e.relative_ci for e in effects],
+            )
+            if effects
+            else "",
+        )
+    )
+    for row in stats:
+        mine = [m for m in matches if m.seat_of(row.bot) is not None]
+        (out / "bots" / f"{plots.slug(row.bot)}.html").write_text(
+            _env.get_template("bot.html").render(
+                **page,
+                root="../",
+                row=row,
+                mine=mine,
+                opponents=_opponents(row.bot, order, pairs),
+                worst=_worst_losses(row.bot, mine),
+            )
+        )
+    return index
+
+
+def _match_rows(
+    stored: Sequence[Any], rows: Mapping[str, Mapping[str, Any]], viewers: Mapping[str, str]
+) -> list[MatchRow]:
+    out = []
+    for record in stored:
+        row = rows[record.match_id]
+        results = row["results"]
+        mean = fmean(r["score"] for r in results)
+        seats = [
+            {
+                "bot": r["bot"],
+                "score": r["score"],
+                "rank": r["rank"] + 1,
+                "status": r["status"],
+                "detail": r["detail"],
+                "relative": r["score"] - mean,
+            }
+            for r in results
+        ]
+        out.append(
+            MatchRow(
+                id=record.match_id,
+                number=record.position + 1,
+                set_id=row["set_id"],
+                seats=seats,
+                decisions=row["decisions"],
+                duration_ms=row["duration_ms"],
+                replay=viewers.get(record.match_id),
+            )
+        )
+    return out
+
+
+def _faults(matches: Sequence[MatchRow]) -> list[dict[str, Any]]:
+    """Every faulted seat, grouped by bot and code (most frequent first), with its matches."""
+    found: dict[tuple[str, str], list[tuple[MatchRow, str]]] = {}
+    for match in matches:
+        for seat in match.seats:
+            if seat["status"] != "ok":
+                found.setdefault((seat["bot"], seat["status"]), []).append((match, seat["detail"]))
+    counts = Counter({key: len(v) for key, v in found.items()})
+    return [
+        {"bot": bot, "code": code, "count": n, "cases": found[bot, code]}
+        for (bot, code), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+
+
+def _opponents(
+    bot: str, order: Sequence[str], pairs: Mapping[tuple[str, str], tuple[int, int]]
+) -> list[dict[str, Any]]:
+    out = []
+    for other in order:
+        ahead, met = pairs.get((bot, other), (0, 0))
+        if met:
+            behind = pairs[other, bot][0]
+            out.append({"bot": other, "met": met, "ahead": ahead, "behind": behind})
+    return out
+
+
+def _worst_losses(bot: str, mine: Sequence[MatchRow]) -> list[MatchRow]:
+    """The matches where the bot lost and finished furthest below its table's mean score."""
+    lost = [m for m in mine if (seat := m.seat_of(bot)) is not None and seat["rank"] > 1]
+    lost.sort(key=lambda m: (m.seat_of(bot) or {})["relative"])
+    return lost[:WORST_LOSSES]

@@ -1,0 +1,109 @@
+"""The report's plots as inline SVG, drawn by matplotlib.
+
+Why matplotlib to SVG: a report must open offline and stay small. An SVG figure is a few tens of
+kilobytes of markup inside the page, needs no JavaScript library (Plotly's is about 3.5 MB per
+self-contained page) and keeps its text as text. Every data series carries an SVG id
+(``gid``) so tests and readers can find its points; hover titles come from SVG ``<title>``.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+
+import matplotlib as mpl
+from matplotlib.backends.backend_svg import FigureCanvasSVG
+from matplotlib.figure import Figure
+
+from arena.ladder.ratings import HistoryRow
+
+mpl.rcParams.update(
+    {
+        "svg.fonttype": "none",  # text stays text: smaller, selectable, searchable
+        "svg.hashsalt": "arena-report",  # the same data gives the same markup
+        "font.size": 9,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+    }
+)
+
+
+def slug(name: str) -> str:
+    """An id-safe rendering of a bot name (names are ``[A-Za-z0-9_.@-]``)."""
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in name)
+
+
+def _svg(fig: Figure) -> str:
+    buffer = io.StringIO()
+    FigureCanvasSVG(fig).print_svg(buffer, metadata={"Date": None, "Creator": None})
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]  # inline: no XML prologue or doctype
+
+
+def rating_history(history: Sequence[HistoryRow], bots: Sequence[str]) -> str:
+    """mu per bot after each of its matches, with a band of two sigmas either side."""
+    fig = Figure(figsize=(7.5, 3.6), layout="constrained")
+    ax = fig.add_subplot()
+    for bot in bots:
+        rows = [r for r in history if r.bot == bot]
+        if not rows:
+            continue
+        x = list(range(1, len(rows) + 1))
+        mu = [r.mu for r in rows]
+        low = [r.mu - 2 * r.sigma for r in rows]
+        high = [r.mu + 2 * r.sigma for r in rows]
+        (line,) = ax.plot(x, mu, marker="o", markersize=2.5, linewidth=1.2, label=bot)
+        line.set_gid(f"history-{slug(bot)}")
+        band = ax.fill_between(x, low, high, alpha=0.15, color=line.get_color(), linewidth=0)
+        band.set_gid(f"band-{slug(bot)}")
+    ax.set_xlabel("the bot's matches, in schedule order")
+    ax.set_ylabel("TrueSkill mu (band: mu ± 2 sigma)")
+    if bots:
+        ax.legend(loc="upper left", fontsize=8, ncols=min(4, len(bots)), frameon=False)
+    return _svg(fig)
+
+
+def head_to_head(order: Sequence[str], pairs: Mapping[tuple[str, str], tuple[int, int]]) -> str:
+    """A heatmap of the share of meetings the row bot finished ahead of the column bot."""
+    n = len(order)
+    size = max(3.0, 0.55 * n + 1.8)
+    fig = Figure(figsize=(size + 1.2, size), layout="constrained")
+    ax = fig.add_subplot()
+    grid = [[float("nan")] * n for _ in range(n)]
+    for i, a in enumerate(order):
+        for j, b in enumerate(order):
+            ahead, met = pairs.get((a, b), (0, 0))
+            if met:
+                grid[i][j] = ahead / met
+    image = ax.imshow(grid, cmap="RdBu", vmin=0, vmax=1)
+    image.set_gid("h2h-cells")
+    for i in range(n):
+        for j in range(n):
+            ahead, met = pairs.get((order[i], order[j]), (0, 0))
+            if met:
+                dark = abs(ahead / met - 0.5) > 0.3  # the colour map's ends are dark
+                colour = "white" if dark else "black"
+                text = ax.text(
+                    j, i, f"{ahead}/{met}", ha="center", va="center", fontsize=7, color=colour
+                )
+                text.set_gid(f"h2h-{i}-{j}")
+    ax.set_xticks(range(n), order, rotation=45, ha="right")
+    ax.set_yticks(range(n), order)
+    ax.set_xlabel("opponent")
+    fig.colorbar(image, ax=ax, shrink=0.8, label="share of meetings ahead")
+    return _svg(fig)
+
+
+def seat_effects(seats: Sequence[int], means: Sequence[float], cis: Sequence[tuple]) -> str:
+    """Mean relative score per seat position with its interval (complete duplicate sets)."""
+    fig = Figure(figsize=(4.5, 2.8), layout="constrained")
+    ax = fig.add_subplot()
+    lows = [m - lo for m, (lo, _) in zip(means, cis, strict=True)]
+    highs = [hi - m for m, (_, hi) in zip(means, cis, strict=True)]
+    bars = ax.bar([str(s + 1) for s in seats], means, yerr=[lows, highs], capsize=4)
+    for seat, bar in zip(seats, bars, strict=True):
+        bar.set_gid(f"seat-{seat + 1}")
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_xlabel("seat (1 plays first)")
+    ax.set_ylabel("relative score")
+    return _svg(fig)
