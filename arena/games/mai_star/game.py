@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import random
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..base import Game, OptionSpec
 from . import actions, effects, geishas, guests, reactions  # noqa: F401  (they register steps)
 from .data import MAX_PLAYERS, MIN_PLAYERS, PUBLIC_CARDS
 from .flow import setup
+from .positions import load_state
+from .sampling import sample_position
+from .short import expand
 from .state import MaiStarState
 
 
@@ -50,6 +54,26 @@ class MaiStarGame(Game):
         setup(state)
         state.advance()
         return state
+
+    def _load(
+        self, players: int, options: dict[str, Any], position: dict[str, Any]
+    ) -> MaiStarState:
+        return load_state(players, options, position)
+
+    def expand(self, short: Mapping[str, Any]) -> dict[str, Any]:
+        return expand(self.id, self.version, short)
+
+    def determinize(
+        self,
+        players: int,
+        options: Mapping[str, Any],
+        seat: int,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        rng: random.Random,
+    ) -> MaiStarState:
+        position = sample_position(seat, view, events, rng)
+        return load_state(players, dict(options), {**self.envelope(players, options), **position})
 
 
 GAME = MaiStarGame()

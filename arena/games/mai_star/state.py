@@ -13,6 +13,7 @@ from typing import Any
 from ..base import Decision, EventLog, IllegalChoice, Outcome, State
 from .data import AKENOHOSHI_BOOST, CARD_IDS, CARDS, GEISHAS, HAND_SIZES
 from .ops import STEPS
+from .positions import write
 from .scoring import final_outcome
 from .views import build_view
 
@@ -140,14 +141,20 @@ class MaiStarState(State):
             raise RuntimeError("the game is not over yet")
         return final_outcome(self)
 
+    def position(self) -> dict[str, Any]:
+        from .game import GAME
+
+        return {**GAME.envelope(self.n, self.options), **write(self)}
+
     def clone(self) -> MaiStarState:
+        """A copy of every field, like a loaded position: its event log starts empty, so the
+        cost does not grow with the length of the game."""
         other = MaiStarState.__new__(MaiStarState)
         other.__dict__.update(self.__dict__)
         other.options = dict(self.options)
         other.rng = random.Random()
         other.rng.setstate(self.rng.getstate())
         other.log = EventLog()
-        other.log._entries = list(self.log._entries)  # entries are never mutated once emitted
         other.seats = [s.copy() for s in self.seats]
         other.deck = self.deck.copy()
         other.discard = self.discard.copy()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .data import CARD_IDS, COLOURS, GEISHAS, HAND_SIZES, HARUKAZE, SKILLS
+from .positions import encode_decision, encode_frame
 
 if TYPE_CHECKING:
     from .state import MaiStarState
@@ -69,6 +70,8 @@ def build_view(st: MaiStarState, seat: int) -> dict[str, Any]:
         view["final_lap_remaining"] = list(st.lap)
     if st.bottom_known and st.ability(seat) == HARUKAZE:
         view["deck_bottom"] = list(map(_ID, st.deck[: st.bottom_known]))
-    if decision is not None and decision.seat == seat and decision.kind == "reaction":
-        view["reaction_to"] = dict(st.resolving or {})
+    if decision is not None and decision.seat == seat:
+        if decision.kind == "reaction":
+            view["reaction_to"] = dict(st.resolving or {})
+        view["decision"] = {**encode_decision(st), "stack": [encode_frame(f) for f in st.stack]}
     return view

@@ -92,7 +92,9 @@ def test_replay_and_snapshot_are_identical(players: int) -> None:
     for twin in (copy, restored):
         while twin.pending():
             twin.act(twin.pending()[0].seat, len(twin.pending()[0].options) - 1)
-    assert digest(copy) == digest(restored)
+    # a clone's log starts empty (a position copy): it holds the events from the copy on
+    assert copy.event_log() == restored.event_log()[mid.event_count() :]
+    assert copy.outcome() == restored.outcome()
     assert mid.pending()  # the original is untouched
 
 
