@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import random
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.games.base import Game, OptionError, OptionSpec
 
+from . import position as position_data
 from .cards import CARD_TABLE, MAX_PLAYERS, MIN_PLAYERS
+from .sampling import Sampler
 from .state import MochiState
 
 
@@ -44,6 +47,9 @@ class HappyMochi(Game):
         ),
     )
 
+    def __init__(self) -> None:
+        self._sampler = Sampler()  # remembers what a search bot's events told it (sampling.py)
+
     def check_options(self, values: Mapping[str, Any], players: int | None) -> None:
         first = values["first_seat"]
         if players is not None and first >= players:
@@ -57,3 +63,20 @@ class HappyMochi(Game):
 
     def _new(self, players: int, seed: int, options: dict[str, Any]) -> MochiState:
         return MochiState(players, seed, options)
+
+    def _load(self, players: int, options: dict[str, Any], position: dict[str, Any]) -> MochiState:
+        return position_data.load(players, options, position)
+
+    def expand(self, short: Mapping[str, Any]) -> dict[str, Any]:
+        return position_data.expand(short)
+
+    def determinize(
+        self,
+        players: int,
+        options: Mapping[str, Any],
+        seat: int,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        rng: random.Random,
+    ) -> MochiState:
+        return self._sampler.sample(self, players, options, seat, view, events, rng)

@@ -43,8 +43,25 @@ class MochiState(State):
     """
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
+        self._setup(players, options, random.Random(seed))
+        first = options["first_seat"]
+        self.starter = first if first >= 0 else self.rng.randrange(players)  # 3.1 step 6, R25
+        self.active = self.starter
+        self.log.emit(
+            {"type": "game_start", "players": players, "first_seat": self.starter, "direction": "+"}
+        )
+        self._start_round()
+
+    @classmethod
+    def blank(cls, players: int, options: dict[str, Any], rng: random.Random) -> MochiState:
+        """An undealt state with empty zones, for positions to fill in (see ``position.py``)."""
+        state = object.__new__(cls)
+        state._setup(players, options, rng)
+        return state
+
+    def _setup(self, players: int, options: dict[str, Any], rng: random.Random) -> None:
         self.n = players
-        self.rng = random.Random(seed)
+        self.rng = rng
         self.max_turns: int = options["max_turns_per_round"]
         self.max_rounds: int = options["max_rounds"]
         self.log = EventLog()
@@ -54,14 +71,14 @@ class MochiState(State):
         self.tens: list[int] = []
         self.units: list[int] = []
         self.draw: list[int] = []
+        self.aside: list[int] = []  # out of this round (hand-written positions only), by id
         self.direction = 1  # +1 is '+', -1 is '-' (3.1 step 1)
         self.totals = [0] * players
         self.round_scores: list[list[int]] = []
         self.round_winners: list[int | None] = []
         self.round = 0
-        first = options["first_seat"]
-        self.starter = first if first >= 0 else self.rng.randrange(players)  # 3.1 step 6, R25
-        self.active = self.starter
+        self.starter = 0
+        self.active = 0
         self.turns = 0  # turns completed this round (R33)
         self.passes = 0  # consecutive passes (R6)
         self.effects: list[str] = []  # effects of the current duo still to resolve (5.1)
@@ -71,10 +88,6 @@ class MochiState(State):
         self.answers: dict[int, int] = {}  # buffered simultaneous answers
         self.end_reason: str | None = None
         self._pending: tuple[Decision, ...] | None = None
-        self.log.emit(
-            {"type": "game_start", "players": players, "first_seat": self.starter, "direction": "+"}
-        )
-        self._start_round()
 
     # ------------------------------------------------------------------ contract
 
@@ -172,7 +185,11 @@ class MochiState(State):
         )
 
     def clone(self) -> MochiState:
-        """A cheap independent copy: lists copied, immutable option maps and log entries shared."""
+        """A position copy: every zone copied, option maps shared (read-only), the log empty.
+
+        Its cost does not grow with the game's length (only the per-round score rows do); like a
+        loaded position, the copy's event cursors start again at 0.
+        """
         new = object.__new__(MochiState)
         new.__dict__.update(self.__dict__)
         new.rng = copy.copy(self.rng)
@@ -182,6 +199,7 @@ class MochiState(State):
         new.tens = self.tens[:]
         new.units = self.units[:]
         new.draw = self.draw[:]
+        new.aside = self.aside[:]
         new.totals = self.totals[:]
         new.round_scores = [r[:] for r in self.round_scores]
         new.round_winners = self.round_winners[:]
@@ -189,8 +207,12 @@ class MochiState(State):
         new.waiting = dict(self.waiting)
         new.answers = dict(self.answers)
         new.log = EventLog()
-        new.log._entries = self.log._entries[:]  # entries are never mutated once emitted
         return new
+
+    def position(self) -> dict[str, Any]:
+        from .position import write  # position.py builds on this module
+
+        return write(self)
 
     # ------------------------------------------------------------------ decisions
 
@@ -199,10 +221,41 @@ class MochiState(State):
         self.waiting = {seat: options}
         self._pending = None
 
-    def _ask_all(self, kind: str, options: dict[int, ch.Options]) -> None:
+    def _ask_all(self, kind: str) -> None:
+        """A simultaneous decision (D7, D8, D11): every seat concerned at once, no answer yet."""
         self.phase = kind
-        self.waiting = options
         self.answers = {}
+        self._reask()
+
+    def _reask(self) -> None:
+        """Ask the decision ``phase`` names, built from the zones (a loaded position's pending).
+
+        ``turn`` starts the active seat's turn as the engine would (a stuck seat passes, R5).
+        """
+        phase, active = self.phase, self.active
+        if phase == ch.TURN:
+            self._start_turn()
+        elif phase == ch.INSERT:
+            holder = next(s for s, card in enumerate(self.holding) if card is not None)
+            self._ask(phase, holder, ch.INSERT_OPTIONS[len(self.hands[holder])])
+        elif phase == ch.EFFECT_ORDER:
+            self._ask(phase, active, ch.effect_order_options(*self.effects))
+        elif phase == ch.FORCE_DRAW_TARGET:
+            self._ask(phase, active, ch.SEAT_OPTIONS[self.n])
+        elif phase == ch.FORCE_DRAW_SOURCE:
+            self._ask(phase, self.target, tuple(self._sources(self.target)))  # type: ignore[arg-type]
+        elif phase in (ch.USE_PASS_LEFT, ch.USE_RESERVE):
+            self._ask(phase, active, ch.YES_NO)
+        elif phase == ch.RESERVE_CARD:
+            self._ask(phase, active, ch.hand_options(self.hands[active]))
+        elif phase == ch.PASS_CARD:
+            self.waiting = {s: ch.hand_options(h) for s, h in enumerate(self.hands)}
+        elif phase == ch.INSERT_RECEIVED:
+            self.waiting = {s: ch.INSERT_OPTIONS[len(h)] for s, h in enumerate(self.hands)}
+        elif phase == ch.ROUND_RESERVE:
+            self.waiting = {s: ch.hand_options(h) for s, h in enumerate(self.hands) if h}
+        else:
+            self.waiting = {}
         self._pending = None
 
     def _turn_options(self, seat: int) -> ch.Options:
@@ -325,7 +378,7 @@ class MochiState(State):
         if not option["use"]:
             self._resolve_effects()
             return
-        self._ask_all(ch.PASS_CARD, {s: ch.hand_options(self.hands[s]) for s in range(self.n)})
+        self._ask_all(ch.PASS_CARD)
 
     def _on_pass_card(self, answers: list[tuple[int, dict[str, Any]]]) -> None:
         """D7 resolved: all chosen cards leave at once and go left (5.4 step 3)."""
@@ -339,9 +392,7 @@ class MochiState(State):
             self.holding[(seat + 1) % n] = given[seat]
         private = {s: {"gave": given[s], "received": given[(s - 1) % n]} for s in range(n)}
         self.log.emit({"type": "pass_left", "indices": indices}, private=private)
-        self._ask_all(
-            ch.INSERT_RECEIVED, {s: ch.INSERT_OPTIONS[len(self.hands[s])] for s in range(n)}
-        )
+        self._ask_all(ch.INSERT_RECEIVED)
 
     def _on_insert_received(self, answers: list[tuple[int, dict[str, Any]]]) -> None:
         for seat, option in answers:
@@ -471,8 +522,7 @@ class MochiState(State):
         elif self.round >= self.max_rounds:
             self._end_game("max_rounds")
         else:
-            holders = {s: ch.hand_options(h) for s, h in enumerate(self.hands) if h}
-            self._ask_all(ch.ROUND_RESERVE, holders)
+            self._ask_all(ch.ROUND_RESERVE)
 
     def _start_round(self) -> None:
         """3.1 / 3.2: shuffle every unreserved card and deal; a too-small deck ends the game."""
@@ -487,6 +537,7 @@ class MochiState(State):
             for card in reserve:
                 reserved[card] = 1
         deck = [c for c in range(CARD_COUNT) if not reserved[c]]
+        self.aside = []
         self.rng.shuffle(deck)
         n = self.n
         if len(deck) - 2 < n:  # 3.2 step 5: not every player can get a card

@@ -47,7 +47,7 @@ ALL_CARDS = list(range(CARD_COUNT))
 
 def card_places(state: MochiState) -> list[int]:
     """Every card id in every place, sorted (card conservation checks)."""
-    cards = state.tens + state.units + state.draw
+    cards = state.tens + state.units + state.draw + state.aside
     for group in state.hands:
         cards += group
     for group in state.reserves:
