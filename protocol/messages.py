@@ -50,14 +50,48 @@ def _fail(message: str) -> ProtocolError:
     return ProtocolError("bad_field", message)
 
 
+# What a field must be, in the protocol's words (PROTOCOL.md section 5).
+_EXPECTED = {int: "an integer", str: "a string (msgpack str)", list: "an array", dict: "a map"}
+_SHOWN_BYTES = 40
+
+
+def show_bytes(data: bytes, quote: str = '"') -> str:
+    """Bytes as a person reads them: quoted text when they are printable UTF-8, else hex."""
+    cut = "..." if len(data) > _SHOWN_BYTES else ""
+    try:
+        text = data[:_SHOWN_BYTES].decode("utf-8")
+    except UnicodeDecodeError:
+        text = ""
+    if text.isprintable() and (text or not data):
+        return f"{quote}{text}{cut}{quote}"
+    return f"0x{data[:_SHOWN_BYTES].hex()}{cut}"
+
+
+def describe_value(value: Any) -> str:
+    """A decoded value's type in the protocol's words (msgpack's; JSON's map onto them)."""
+    if isinstance(value, bytes):
+        return f"a msgpack bin (bytes, not str) of {len(value)} bytes: {show_bytes(value)}"
+    if value is None:
+        return "nil (null)"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, int | float):
+        kind = "an integer" if isinstance(value, int) else "a float"
+        return f"{kind} ({value})"
+    if isinstance(value, str):
+        shown = value if len(value) <= _SHOWN_BYTES else value[:_SHOWN_BYTES] + "..."
+        return f'a string ("{shown}")'
+    return "an array" if isinstance(value, list) else "a map"
+
+
 def _check_field(kind: str, name: str, value: Any, expected: type) -> None:
     if expected is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise _fail(f"{kind}.{name} must be an integer, got {type(value).__name__}")
+            raise _fail(f"{kind}.{name} must be an integer, got {describe_value(value)}")
         if not _INT64[0] <= value <= _INT64[1]:
             raise _fail(f"{kind}.{name} is out of the int64 range")
     elif not isinstance(value, expected):
-        raise _fail(f"{kind}.{name} must be a {expected.__name__}, got {type(value).__name__}")
+        raise _fail(f"{kind}.{name} must be {_EXPECTED[expected]}, got {describe_value(value)}")
 
 
 def check_bot_message(msg: dict[str, Any]) -> dict[str, Any]:

@@ -91,7 +91,7 @@ def test_tampered_replay_fails_verification(tmp_path: Path) -> None:
         ),
         (
             ["play", "happy_mochi", "--bot", RANDOM, "--bot", "python nowhere/bot.py"],
-            "cannot read script nowhere/bot.py",
+            "nowhere/bot.py: no such file",
         ),
         (
             ["play", "happy_mochi", "--bot", RANDOM, "--bot", "nonexistent-prog"],

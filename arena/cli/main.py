@@ -21,7 +21,7 @@ from arena.match.bots import TRANSPORTS, BotCommandError, parse_bot, unique_name
 from arena.match.check_bot import DEFAULT_GAMES, CheckError, check_bot, render, with_transport
 from arena.match.faults import FaultPolicy
 from arena.match.referee import Limits, MatchResult, default_match_id, play_match
-from arena.match.replay import ReplayError, describe, read, verify
+from arena.match.replay import ReplayError, describe, log_lines, read, verify
 from arena.sandbox import choose as choose_level
 
 app = typer.Typer(
@@ -86,6 +86,25 @@ def result_table(result: MatchResult) -> str:
     return tabulate(rows, headers=["seat", "bot", "score", "rank", "status"], tablefmt="simple")
 
 
+ENDED = ("crashed", "oom", "cpu_limit")  # a seat whose process died: its stderr tells why
+
+
+def ended_seats(result: MatchResult) -> list[str]:
+    """For each seat whose process died, its stderr, and where the whole record is."""
+    lines = []
+    for s in result.seats:
+        if s.status not in ENDED:
+            continue
+        tail = log_lines(s.log_tail)
+        said = "its stderr (first and last lines):" if tail else "nothing on its stderr"
+        lines.append(f"seat {s.seat} ({s.name}) {s.status}: {said}")
+        lines += [f"  | {line}" for line in tail]
+    if lines:
+        where = f"arena replay show {result.replay_path}" if result.replay_path else "--json"
+        lines.append(f"every seat's full record (incidents, stderr): {where}")
+    return lines
+
+
 @app.command()
 def play(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `arena games`).")],
@@ -127,11 +146,10 @@ def play(
         game = load_game(game_id)
         options = game.resolve_options(parse_options(option or []), len(bot))
         specs = unique_names([parse_bot(text) for text in bot])
+        level = choose_level(sandbox)
         for spec in specs:
-            spec.check()
+            spec.check(level)
         policy = FaultPolicy(max_strikes=max_strikes).merged(parse_options(fault or [], "--fault"))
-        if sandbox is not None:
-            choose_level(sandbox)
     except (UnknownGame, OptionError, BotCommandError, ValueError) as exc:
         fail(str(exc))
     limits = Limits(init_ms=init_ms, move_ms=move_ms, bank_ms=bank_ms)
@@ -152,6 +170,8 @@ def play(
         typer.echo(json.dumps(result.as_dict(), indent=2))
     else:
         typer.echo(result_table(result))
+        for line in ended_seats(result):
+            typer.echo(line)
         if result.replay_path:
             typer.echo(f"replay: {result.replay_path}")
     if result.void:
@@ -190,7 +210,7 @@ def check_bot_command(
     try:
         game = load_game(game_id)
         spec = with_transport(parse_bot(bot), transport)
-        spec.check()
+        spec.check(choose_level(None))
         limits = Limits(init_ms=init_ms, move_ms=move_ms, bank_ms=bank_ms)
         report = check_bot(game, spec, games, players, seed, limits, parse_options(option or []))
     except (UnknownGame, OptionError, BotCommandError, CheckError) as exc:

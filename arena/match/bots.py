@@ -14,6 +14,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -46,21 +47,78 @@ class BotSpec:
             argv.insert(0, sys.executable)
         return argv
 
-    def check(self) -> None:
-        """Raise BotCommandError if the program (or the Python script) cannot be run."""
+    def check(self, level: str | None = None) -> None:
+        """Raise BotCommandError if the program (or its script) cannot be run; at the ``bwrap``
+        and ``uid`` sandbox levels, started by root, the bot runs as another user, so its files
+        must be readable by others."""
         argv = self.argv()
         base = self.cwd or Path.cwd()
         program = argv[0]
+        files = []
         if "/" in program:
             path = Path(program) if os.path.isabs(program) else base / program
+            if not path.exists():
+                raise BotCommandError(f"bot {self.name!r}: {program}: no such file")
             if not path.is_file() or not os.access(path, os.X_OK):
-                raise BotCommandError(f"bot {self.name!r}: {program} is not an executable file")
+                raise BotCommandError(
+                    f"bot {self.name!r}: {program} is not an executable file (chmod +x {program})"
+                )
+            if program != sys.executable:  # Arena's own interpreter is not the author's file
+                files.append(path)
         elif shutil.which(program) is None:
             raise BotCommandError(f"bot {self.name!r}: program {program!r} not found on PATH")
         if program == sys.executable and len(argv) > 1 and not argv[1].startswith("-"):
             script = Path(argv[1]) if os.path.isabs(argv[1]) else base / argv[1]
+            if not script.exists():
+                raise BotCommandError(f"bot {self.name!r}: {argv[1]}: no such file")
             if not script.is_file() or not os.access(script, os.R_OK):
                 raise BotCommandError(f"bot {self.name!r}: cannot read script {argv[1]}")
+        script_arg = _script_argument(argv, base)
+        if script_arg is not None:
+            files.append(script_arg)
+        if level == "uid" or (level == "bwrap" and os.geteuid() == 0):
+            for path in files:
+                _check_readable_by_others(self.name, path, level)
+
+
+def _script_argument(argv: list[str] | tuple[str, ...], base: Path) -> Path | None:
+    """The bot's script: the first argument after the program that is not an option and names
+    a file (as the sandbox decides what to show the bot)."""
+    arg = next((a for a in argv[1:] if not a.startswith("-")), None)
+    if arg is None:
+        return None
+    path = Path(arg) if os.path.isabs(arg) else base / arg
+    return path if path.is_file() else None
+
+
+def default_name(argv: list[str] | tuple[str, ...], cwd: Path | None = None) -> str:
+    """The stem of the script the program runs, whatever the interpreter (``ruby mochi_bot.rb``
+    is ``mochi_bot``, ``java -jar bot.jar`` is ``bot``), else the program's own stem."""
+    for arg in argv[1:]:
+        if arg.startswith("-"):
+            continue
+        path = Path(arg)
+        is_file = (path if path.is_absolute() else (cwd or Path.cwd()) / path).is_file()
+        if is_file or re.fullmatch(r"[\w.@+/-]*\w\.[A-Za-z0-9]{1,5}", arg):
+            return path.stem
+        break
+    return Path(argv[0]).stem
+
+
+def _check_readable_by_others(name: str, path: Path, level: str) -> None:
+    """Refuse a file the bot's own uid could not read: it, or a folder above it, shut to others."""
+    path = path.resolve()
+    folder = path.parent
+    needs = [(path, stat.S_IROTH), (folder, stat.S_IXOTH)]
+    if level == "uid":  # bwrap shows the folder alone; here every folder above must open
+        needs += [(d, stat.S_IXOTH) for d in folder.parents]
+    for target, bit in needs:
+        if not target.stat().st_mode & bit:
+            fix = f"chmod -R a+rX {folder}" if target in (path, folder) else f"chmod a+x {target}"
+            raise BotCommandError(
+                f"bot {name!r}: {target} is not readable by other users, and the {level} "
+                f"sandbox runs the bot as another user: {fix}"
+            )
 
 
 def parse_bot(text: str, cwd: Path | None = None) -> BotSpec:
@@ -80,8 +138,7 @@ def parse_bot(text: str, cwd: Path | None = None) -> BotSpec:
     if not argv:
         raise BotCommandError(f"bot {name or text!r} has an empty command")
     if not name:
-        script = next((a for a in argv if a.endswith(".py")), argv[0])
-        name = Path(script).stem
+        name = default_name(argv, cwd)
     if not BOT_NAME.match(name):
         raise BotCommandError(f"bot name {name!r} must be 1-64 letters, digits or _.@+-")
     return BotSpec(name, tuple(argv), cwd, transport)

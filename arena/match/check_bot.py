@@ -19,12 +19,12 @@ from typing import Any
 from arena.games.base import Game
 from arena.match.bots import BotSpec, parse_bot, unique_names
 from arena.match.referee import OK, Limits, MatchResult, SeatResult, play_match
+from arena.match.replay import log_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 OPPONENT = ROOT / "sample_bots" / "python" / "random_bot.py"
 DEFAULT_GAMES = 3
 DEFAULT_PLAYERS = 3
-TAIL_LINES = 12  # stderr lines shown for a bot whose process ended
 
 # What each code means, in the words of someone who wrote the bot (PROTOCOL.md has the rules).
 EXPLAIN: dict[str, str] = {
@@ -68,6 +68,8 @@ class Finding:
 
     @property
     def explanation(self) -> str:
+        if self.code == "timeout" and self.seq is None:  # before any turn: the handshake
+            return "the bot never said hello (init_ms)"
         return EXPLAIN.get(self.code, self.code)
 
 
@@ -179,8 +181,16 @@ def _collect(report: CheckReport, number: int, seed: int, seat: int, result: Mat
 
 
 def with_transport(spec: BotSpec, transport: str | None) -> BotSpec:
-    """The spec with its transport forced, or as its command says (``stdio:`` prefix)."""
-    return spec if transport is None else replace(spec, transport=transport)
+    """The spec with its transport forced, or as its command says (``stdio:`` prefix); a
+    ``stdio:`` command checked with ``--transport zmq`` is a contradiction, refused."""
+    if transport is None:
+        return spec
+    if spec.transport != "zmq" and transport != spec.transport:
+        raise CheckError(
+            f"the bot command asks for {spec.transport} (its {spec.transport}: prefix) but "
+            f"--transport {transport} was given: drop one"
+        )
+    return replace(spec, transport=transport)
 
 
 def render(report: CheckReport) -> list[str]:
@@ -227,9 +237,9 @@ def _finding_lines(finding: Finding) -> list[str]:
     ]
     if finding.message:
         lines.append(f"    bot sent: {finding.message}")
-    tail = [line for line in finding.log_tail.splitlines() if line.strip()][-TAIL_LINES:]
+    tail = log_lines(finding.log_tail)
     if tail:
-        lines.append(f"    last lines of its stderr ({len(tail)}):")
+        lines.append("    its stderr (first and last lines):")
         lines.extend(f"    | {line}" for line in tail)
     elif finding.code in ("crashed", "oom", "cpu_limit"):
         lines.append("    (nothing on its stderr)")

@@ -299,7 +299,7 @@ class Referee:
             if time.monotonic() >= deadline:
                 for seat in self.seats:
                     if seat.playing and not seat.greeted:
-                        self._fault(seat, "timeout", f"no hello within {self.limits.init_ms} ms")
+                        self._fault(seat, "timeout", no_hello(seat.spec, self.limits.init_ms))
                 break
             self._wait(deadline)
 
@@ -691,6 +691,14 @@ def game_info(game: Game, options: Mapping[str, Any]) -> dict[str, Any]:
         "options": dict(options),
         "data": game.public_data(options),
     }
+
+
+def no_hello(spec: BotSpec, init_ms: int) -> str:
+    """Why a bot timed out before its first message; a stdio bot's usual cause is named."""
+    why = f"no hello within {init_ms} ms (init_ms)"
+    if spec.transport == "stdio":
+        why += "; a stdio bot must flush stdout after each line (a pipe is block-buffered)"
+    return why
 
 
 def play_match(

@@ -270,8 +270,19 @@ def describe_seat(r: dict[str, Any]) -> list[str]:
         lines.append(f"{fatal}{incident['code']}{where}: {incident['detail']}")
         if incident.get("message"):
             lines.append(f"  it sent: {incident['message']}")
-    tail = r.get("log_tail", "").rstrip().splitlines()[-10:]
+    tail = log_lines(r.get("log_tail", ""))
     if tail:
-        lines.append("stderr (last lines):")
+        lines.append("stderr (its first and last lines):")
         lines += [f"  | {line}" for line in tail]
     return lines
+
+
+def log_lines(log: str, head: int = 5, tail: int = 10) -> list[str]:
+    """A bot's stderr for people: its first ``head`` and last ``tail`` non-blank lines, with
+    a line saying how many were left out between (the error of a Node or Java bot comes first,
+    its last words at the end)."""
+    lines = [line for line in log.splitlines() if line.strip()]
+    if len(lines) <= head + tail + 1:
+        return lines
+    cut = len(lines) - head - tail
+    return [*lines[:head], f"[... {cut} lines cut ...]", *lines[-tail:]]

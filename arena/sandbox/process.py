@@ -166,11 +166,19 @@ class BotProcess:
         return Usage(f.cpu_ms, f.peak_memory_kb, f.oom_killed)
 
     def log_tail(self, limit: int = LOG_TAIL_BYTES) -> str:
-        """The last ``limit`` bytes of the bot's output, without ANSI escapes or control chars."""
+        """At most ``limit`` bytes of the bot's output, without ANSI escapes or control chars:
+        all of it, or its head and tail around a ``[... N bytes cut ...]`` line (Node and Java
+        print the error that matters first, the last words of a bot come at the end)."""
         try:
+            size = self.log_path.stat().st_size
             with self.log_path.open("rb") as f:
-                f.seek(max(0, self.log_path.stat().st_size - limit))
-                data = f.read(limit)
+                if size <= limit:
+                    data = f.read(limit)
+                else:
+                    head = f.read(limit // 4)
+                    f.seek(size - (limit - len(head)))
+                    cut = size - limit
+                    data = head + f"\n[... {cut} bytes cut ...]\n".encode() + f.read()
         except OSError:
             return ""
         text = _ANSI.sub("", data.decode("utf-8", "replace"))
