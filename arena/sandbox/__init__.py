@@ -1,18 +1,40 @@
 """Starting bot processes at the strongest isolation level this machine allows.
 
 ``launch`` starts one bot; ``probe`` says which level is in force here and why stronger ones
-are not. See ``docs/sandbox.md`` for the levels, the layers and what each one stops.
+are not; ``HostError`` is a failure of this machine, never of the bot. See ``docs/sandbox.md``
+for the levels, the layers and what each one stops.
 """
 
 from typing import Any
 
 from .limits import SandboxLimits
-from .probe import LEVELS, Layer, Probe, SandboxError, choose, probe
-from .process import BotProcess, Usage, bot_environment, kill_running, launch
+from .probe import (
+    CONFINED,
+    LEVELS,
+    UNSANDBOXED,
+    HostError,
+    Layer,
+    Probe,
+    SandboxError,
+    choose,
+    probe,
+)
+from .process import (
+    BotProcess,
+    Usage,
+    bot_environment,
+    interpreter_problem,
+    kill_running,
+    launch,
+)
+from .workdirs import match_directory
 
 __all__ = [
+    "CONFINED",
     "LEVELS",
+    "UNSANDBOXED",
     "BotProcess",
+    "HostError",
     "Layer",
     "Probe",
     "SandboxError",
@@ -20,8 +42,10 @@ __all__ = [
     "Usage",
     "bot_environment",
     "choose",
+    "interpreter_problem",
     "kill_running",
     "launch",
+    "match_directory",
     "probe",
 ]
 

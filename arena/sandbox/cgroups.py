@@ -60,8 +60,10 @@ def check() -> str:
                 return f"cgroup: {ROOT / c} not mounted"
     try:
         _prepare_parents()
+        Cgroup(64, 8, 1).remove()  # write to the tree for real, as every launch will
     except OSError as exc:
-        return f"cgroup: {exc.filename or ROOT} not writable ({exc.strerror})"
+        where = exc.filename or ROOT
+        return f"cgroup: {where} not writable ({exc.strerror}): bots get no cgroup caps"
     return ""
 
 

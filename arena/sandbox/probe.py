@@ -3,6 +3,10 @@
 Levels, strongest first (``docs/sandbox.md``): ``bwrap`` (bubblewrap + seccomp, plus a bot uid
 and a cgroup as root), ``uid`` (a bot uid + seccomp, plus a cgroup; no namespaces) and
 ``rlimits`` (unsandboxed: development only). The probe runs once per process.
+
+Strangers' code never runs unsandboxed by accident: the automatic choice is the strongest of the
+*confining* levels, and when none works it refuses (``SandboxError``, saying why) instead of
+falling to ``rlimits``, which must be asked for by name.
 """
 
 from __future__ import annotations
@@ -15,14 +19,26 @@ from typing import Any
 from . import bwrap, cgroups, seccomp, uids
 
 LEVELS = ("bwrap", "uid", "rlimits")
+CONFINED = ("bwrap", "uid")  # the levels the automatic choice may pick
 LEVEL_TITLES = {"bwrap": "bwrap", "uid": "uid", "rlimits": "rlimits (unsandboxed)"}
 # The layers each level cannot do without; a cgroup is used at every level when it works.
 _REQUIRED = {"bwrap": ("bwrap", "seccomp"), "uid": ("uid", "seccomp"), "rlimits": ()}
 ENV_VAR = "ARENA_SANDBOX"
 
 
+UNSANDBOXED = (
+    "bots run UNSANDBOXED (sandbox level rlimits): as this user, able to read and change "
+    "everything it can; use it only for bots you trust"
+)
+
+
 class SandboxError(ValueError):
     """A sandbox level was asked for that this machine cannot provide (or does not exist)."""
+
+
+class HostError(RuntimeError):
+    """This machine failed to start a bot: sandbox set-up, cgroup, uid lease, fork, or an
+    interpreter the bot's uid cannot run. Never the bot's fault; the message says what to fix."""
 
 
 @dataclass(frozen=True)
@@ -73,11 +89,20 @@ def probe() -> Probe:
 
 
 def choose(level: str | None) -> str:
-    """``level``, else ``$ARENA_SANDBOX``, else the strongest; SandboxError if not available."""
+    """``level``, else ``$ARENA_SANDBOX``, else the strongest confining level (``auto``);
+    SandboxError if it is not available, or if no confining level is."""
     wanted = level or os.environ.get(ENV_VAR) or None
     found = probe()
-    if wanted is None:
-        return found.level
+    if wanted in (None, "auto"):
+        for name in CONFINED:
+            if found.levels[name].works:
+                return name
+        why = "; ".join(found.levels[name].reason for name in CONFINED)
+        raise SandboxError(
+            f"no sandbox level that confines bots works here ({why}); fix that (see `arena "
+            "sandbox probe`), or run bots unsandboxed only by asking for it: --sandbox rlimits, "
+            'sandbox = "rlimits" in a ladder file or ARENA_SANDBOX=rlimits'
+        )
     if wanted not in LEVELS:
         raise SandboxError(f"unknown sandbox level {wanted!r} (levels: {', '.join(LEVELS)})")
     if not found.levels[wanted].works:

@@ -6,30 +6,39 @@ stdin closed (or a pipe for stdio bots), its output in a log file, rlimits, and 
 signal so a dying referee takes its bots along. A cgroup caps memory and processes wherever one
 can be made. ``uid`` adds a leased uid and seccomp; ``bwrap`` adds namespaces and a minimal
 read-only filesystem on top (see ``bwrap.py``).
+
+A failure that is this machine's (``host.py``) raises ``HostError``: the referee voids the match
+instead of blaming the bot. Python bots run with Arena's own interpreter, so before the first one
+starts at a confining level, that interpreter is run once as a bot for real.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import re
 import resource
+import select
 import signal
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import bwrap, seccomp, uids
+from . import bwrap, host, seccomp, uids
 from .cgroups import Cgroup
 from .limits import SandboxLimits
-from .probe import choose, probe
+from .probe import HostError, choose, probe
+from .workdirs import match_directory
 
 LOG_TAIL_BYTES = 4096
 # bwrap's two helper processes (monitor and pid-namespace init) count against pids.max.
 _HELPER_PROCESSES = 2
+INTERPRETER_CHECK_S = 30.0  # generous: a loaded machine may take seconds to import zmq
 # Without a memory cgroup, RLIMIT_AS is the only cap: generous, as runtimes reserve far more
 # address space than they use (Node's V8 cage, the JVM heap).
 _MIN_ADDRESS_SPACE_MB = 4096
@@ -85,24 +94,33 @@ class _Child:
     seccomp_filter: Any = None
 
     def __call__(self) -> None:
-        if self.cgroup is not None:
-            self.cgroup.join()
-        for kind, value in self.limits:
-            resource.setrlimit(kind, (value, value))
-        resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_s, self.cpu_s + 1))
-        if self.uid is not None:
-            # A leased uid is this bot's alone, so the per-uid RLIMIT_NPROC is a second fork cap.
-            resource.setrlimit(resource.RLIMIT_NPROC, (self.processes, self.processes))
-            os.setgroups([])
-            os.setresgid(self.uid, self.uid, self.uid)
-            os.setresuid(self.uid, self.uid, self.uid)
-        # After the uid change, which clears it. If the referee died before this took effect
-        # the child has been re-parented already and leaves at once.
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != self.referee_pid:
-            os._exit(1)
-        if self.seccomp_filter is not None:
-            self.seccomp_filter.load()  # sets NO_NEW_PRIVS: setuid binaries gain nothing
+        step = "cgroup join"
+        try:
+            if self.cgroup is not None:
+                self.cgroup.join()
+            step = "rlimits"
+            for kind, value in self.limits:
+                resource.setrlimit(kind, (value, value))
+            resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_s, self.cpu_s + 1))
+            if self.uid is not None:
+                step = "uid change"
+                # A leased uid is this bot's alone, so the per-uid RLIMIT_NPROC is a second
+                # fork cap.
+                resource.setrlimit(resource.RLIMIT_NPROC, (self.processes, self.processes))
+                os.setgroups([])
+                os.setresgid(self.uid, self.uid, self.uid)
+                os.setresuid(self.uid, self.uid, self.uid)
+            # After the uid change, which clears it. If the referee died before this took
+            # effect the child has been re-parented already and leaves at once.
+            _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != self.referee_pid:
+                os._exit(1)
+            step = "seccomp load"
+            if self.seccomp_filter is not None:
+                self.seccomp_filter.load()  # sets NO_NEW_PRIVS: setuid binaries gain nothing
+        except BaseException as exc:  # the launcher turns it into a HostError naming the step
+            host.report_in_child(step, exc)
+            raise
 
 
 @dataclass
@@ -211,32 +229,54 @@ def launch(
 ) -> BotProcess:
     """Start ``argv`` at ``level`` (None: ``$ARENA_SANDBOX`` or the strongest available).
 
-    Raises OSError if it cannot be started, SandboxError if ``level`` is not available here.
-    ``socket_path`` is the bot's own ipc socket file (made reachable to it, and to no other
-    bot). With ``stdio`` the bot's stdin and stdout are pipes to the referee
+    Raises SandboxError if ``level`` is not available here, HostError when this machine fails
+    to start it (see ``host.py``), OSError when the bot's own program does not exist or is not
+    a program. ``socket_path`` is the bot's own ipc socket file (made reachable to it, and to no
+    other bot). With ``stdio`` the bot's stdin and stdout are pipes to the referee
     (``BotProcess.stdin`` / ``.stdout``, non-blocking); otherwise both go to its log, like stderr.
     """
     level = choose(level)
-    limits = limits or SandboxLimits()
+    if level != "rlimits" and argv and argv[0] == sys.executable:
+        problem = interpreter_problem(level)
+        if problem:
+            raise HostError(problem)
+    return _launch(argv, cwd, env, log_path, limits or SandboxLimits(), socket_path, stdio, level)
+
+
+def _launch(
+    argv: Sequence[str],
+    cwd: Path | None,
+    env: Mapping[str, str],
+    log_path: Path,
+    limits: SandboxLimits,
+    socket_path: Path | None,
+    stdio: bool,
+    level: str,
+) -> BotProcess:
     socket_path = socket_path or _socket_from(env)
     found = probe()
     sandboxed = level != "rlimits"
     cgroup = lease = None
+    step = "cgroup"
     try:
         if found.has("cgroup"):
             cgroup = Cgroup(limits.memory_mb, limits.processes + _HELPER_PROCESSES, limits.cpus)
+        step = "uid lease"
         if sandboxed and found.has("uid"):
             lease = uids.UidLease()
         child = _Child(os.getpid(), cgroup, _rlimits(limits, cgroup is not None), limits.cpu_s)
         if lease is not None and socket_path is not None:
             _give_socket(socket_path, lease.uid)
         command, workdir, pass_fds = list(argv), cwd, ()
+        step = "seccomp filter"
         if level == "uid":
             child.uid, child.processes = lease.uid if lease else None, limits.processes
             child.seccomp_filter = seccomp.filter_once()
         if level == "bwrap":
             workdir = cwd or Path.cwd()
+            step = "bot program"
             program, binds = bwrap.program_paths(argv, workdir, env.get("PATH"))
+            step = "seccomp filter"
             pass_fds = (seccomp.bpf_fd(),)
             command = bwrap.command(
                 [program, *argv[1:]],
@@ -248,18 +288,22 @@ def launch(
                 seccomp_fd=pass_fds[0],
             )
             workdir = Path("/")
+        step = "start"
         try:
             popen = _start(command, workdir, env, log_path, stdio, child, pass_fds)
         finally:
             for fd in pass_fds:
                 os.close(fd)
-    except BaseException:
+        pidfd = os.pidfd_open(popen.pid)
+    except BaseException as exc:
         if cgroup is not None:
-            cgroup.remove()
+            with contextlib.suppress(OSError):
+                cgroup.remove()
         if lease is not None:
             lease.release()
+        _raise_for(exc, step, argv[0], level, log_path)
         raise
-    proc = BotProcess(popen, os.pidfd_open(popen.pid), log_path, level, cgroup=cgroup, lease=lease)
+    proc = BotProcess(popen, pidfd, log_path, level, cgroup=cgroup, lease=lease)
     _RUNNING[popen.pid] = proc
     if stdio:
         assert popen.stdin is not None and popen.stdout is not None
@@ -267,6 +311,51 @@ def launch(
         os.set_blocking(proc.stdin, False)
         os.set_blocking(proc.stdout, False)
     return proc
+
+
+def _raise_for(exc: BaseException, step: str, program: str, level: str, log: Path) -> None:
+    """Raise what ``launch`` promises for a failure at ``step``; return for the rest (the
+    caller re-raises ``exc`` itself: interrupts, and the bot's own missing program)."""
+    if isinstance(exc, HostError | KeyboardInterrupt | SystemExit):
+        return
+    if step == "bot program":
+        return  # bwrap.program_paths: the bot's program does not exist
+    if isinstance(exc, subprocess.SubprocessError):  # the child failed before exec
+        raise HostError(f"{level}: could not set up the bot's process: {host.child_report(log)}")
+    if step == "start" and isinstance(exc, OSError):
+        failure = host.start_failure(exc, program, level)
+        if failure is exc:
+            return
+        raise failure from None
+    if isinstance(exc, Exception):
+        raise host.setup_failure(step, exc) from None
+
+
+@functools.cache
+def interpreter_problem(level: str) -> str:
+    """Empty if Arena's own Python, the one Python bots run with, starts as a bot at ``level``
+    and imports the bot SDK; else why not and what to fix. Once per process and level."""
+    with match_directory() as folder:
+        argv = [sys.executable, "-c", "import protocol.bot"]
+        env = bot_environment({})
+        try:
+            proc = _launch(argv, Path("/"), env, folder / "python.log", SandboxLimits(),
+                           None, False, level)  # fmt: skip
+        except HostError as exc:
+            return f"{exc} (Arena's Python, which Python bots run with)"
+        try:
+            select.select([proc.pidfd], [], [], INTERPRETER_CHECK_S)
+            code = proc.poll()
+        finally:
+            proc.kill()
+        if code == 0:
+            return ""
+        lines = [line for line in proc.log_tail().splitlines() if line.strip()]
+        why = lines[-1] if lines else f"exit status {code}"
+    return (
+        f"{level}: Arena's Python {sys.executable}, which Python bots run with, does not start "
+        f"as a bot ({why}): {host.reachability_hint(sys.executable)}"
+    )
 
 
 def kill_running() -> None:
