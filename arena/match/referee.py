@@ -28,6 +28,9 @@ Rulings (DESIGN.md section 4; the error codes are protocol v1's):
   does not depend on which bot answered first;
 * an exception inside the referee or the engine voids the match (``void`` is set): it is never
   counted against a bot.
+* a bot this machine could not start (``sandbox.HostError``: sandbox set-up, cgroup, uid lease,
+  fork, an interpreter the bot's uid cannot run) voids the match with a ``host:`` reason, and
+  never counts as the bot's crash.
 
 Every seat's record (:class:`SeatResult`) keeps what a bot author or an organiser needs to see:
 status and fault, exit code or signal, wall and CPU time, bank left, strikes, peak memory, the
@@ -41,7 +44,6 @@ import hashlib
 import json
 import random
 import secrets
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -65,6 +67,7 @@ MAX_INCIDENTS = 50  # per seat; later ones are only counted in ``warnings``
 GAME_OVER_S = 0.5  # how long bots may take to leave after game_over before they are killed
 DRAIN_ROUNDS = 64  # reads taken from a channel when its bot has exited
 EOF_GRACE_S = 0.5  # how long a dead stdio bot's unfinished line may wait for its pipe to close
+HOST_VOID = "host: "  # a void that is this machine's failure (sandbox, cgroup, uid, fork)
 
 
 @dataclass(frozen=True)
@@ -224,13 +227,15 @@ class Referee:
         started = time.monotonic()
         state = self.game.new(len(self.bots), self.seed, self.options)
         void = None
-        with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
+        with sandbox.match_directory() as tmp:
             ctx = zmq.Context()
             try:
                 self._start(ctx, Path(tmp))
                 self._handshake()
                 self._play(state)
                 self._finish(state)
+            except sandbox.HostError as exc:  # this machine failed to start a bot
+                void = f"{HOST_VOID}{exc}"
             except Exception as exc:  # a fault of the referee or engine voids the match
                 void = f"internal: {type(exc).__name__}: {exc}"
             finally:
@@ -279,7 +284,9 @@ class Referee:
                 stdio=isinstance(channel, StdioChannel),
                 level=self.sandbox_level,
             )
-        except OSError as exc:
+        except sandbox.SandboxError as exc:  # the level is not available on this machine
+            raise sandbox.HostError(str(exc)) from None
+        except OSError as exc:  # the bot's own program does not exist or is not a program
             seat.alive = False
             self._fault(seat, "crashed", f"could not start: {exc}")
             return
