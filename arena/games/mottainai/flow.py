@@ -19,13 +19,16 @@ HAND_LIMIT = 5
 
 
 def run_game(s: MottainaiState) -> Flow:
-    """Play turns until an end condition raises GameOver, then score (RULES 10.3, 11)."""
+    """Play turns from the checkpoint until an end condition raises GameOver, then score
+    (RULES 10.3, 11). Each turn starts with a new checkpoint."""
     try:
         s.check_end()
-        extra = False
+        entry, extra = s.mark.entry, s.mark.extra
         while True:
-            yield from play_turn(s, extra)
+            yield from play_turn(s, extra, entry)
             extra = end_turn(s)
+            entry = "morning"
+            s.checkpoint(entry, extra)
     except GameOver as over:
         s.end_reason = over.reason
         s.turtle_winner = over.winner
@@ -44,24 +47,27 @@ def end_turn(s: MottainaiState) -> bool:
     return False
 
 
-def play_turn(s: MottainaiState, extra: bool) -> Flow:
+def play_turn(s: MottainaiState, extra: bool, entry: str) -> Flow:
+    """One turn, entered at its Morning (a position may enter it at Noon or Night)."""
     p = s.current
-    s.emit({"type": "turn", "seat": p, "turn": s.turn_no, "extra": extra})
-    s.phase = "morning"
-    yield from hand_limit(s, p)
-    s.step = "morning_effects"
-    yield from effect_loop(s, p, "morning", "morning_effect", "Use a morning effect?", None)
-    yield from new_task(s, p)
-    s.phase = "noon"
-    s.step = "tasks"
-    for q in s.others(p):
-        pl = s.players[q]
-        if pl.task is not None and not pl.task_down:
-            yield from perform_task(s, p, q)
-    if s.players[p].task is not None:
-        yield from perform_task(s, p, p)
-    else:
-        yield from lone_prayer(s, p)
+    if entry == "morning":
+        s.emit({"type": "turn", "seat": p, "turn": s.turn_no, "extra": extra})
+        s.phase = "morning"
+        yield from hand_limit(s, p)
+        s.step = "morning_effects"
+        yield from effect_loop(s, p, "morning", "morning_effect", "Use a morning effect?", None)
+        yield from new_task(s, p)
+    if entry != "night":
+        s.phase = "noon"
+        s.step = "tasks"
+        for q in s.others(p):
+            pl = s.players[q]
+            if pl.task is not None and not pl.task_down:
+                yield from perform_task(s, p, q)
+        if s.players[p].task is not None:
+            yield from perform_task(s, p, p)
+        else:
+            yield from lone_prayer(s, p)
     s.phase = "night"
     s.step = "night_effects"
     yield from effect_loop(s, p, "night", "night_effect", "Use a night effect?", None)
@@ -105,6 +111,8 @@ def move_old_task(s: MottainaiState, p: int, to_sales: bool) -> None:
     pl = s.players[p]
     card = pl.task
     assert card is not None
+    if pl.task_down:
+        s.show(card)
     pl.task = None
     pl.task_down = False
     (pl.sales if to_sales else s.floor).append(card)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import random
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..base import Game, OptionError, OptionSpec
+from ..base import Game, OptionError, OptionSpec, PositionError
+from .position import expand, read
+from .sample import sample
+from .setup import deck_count
 from .state import MottainaiState
 
 TEAM_PLAYERS = 4
@@ -44,19 +48,33 @@ class Mottainai(Game):
     def _new(self, players: int, seed: int, options: dict[str, Any]) -> MottainaiState:
         return MottainaiState(players, seed, options)
 
-    def from_layout(
+    def _load(
+        self, players: int, options: dict[str, Any], position: dict[str, Any]
+    ) -> MottainaiState:
+        mark, answers = read(position, players, deck_count(players, options))
+        return MottainaiState.resume(players, options, mark, answers)
+
+    def expand(self, short: Mapping[str, Any]) -> dict[str, Any]:
+        players = short.get("players")
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise PositionError("players", "must be an integer")
+        given = dict(short.get("options") or {})
+        try:
+            options = self.resolve_options(given, players)
+        except OptionError as exc:
+            raise PositionError("options", str(exc)) from None
+        body = expand(short, players, deck_count(players, options))
+        return {**self.envelope(players, given), **body}
+
+    def determinize(
         self,
         players: int,
-        layout: Mapping[str, Any],
-        options: Mapping[str, Any] | None = None,
-        seed: int = 0,
+        options: Mapping[str, Any],
+        seat: int,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        rng: random.Random,
     ) -> MottainaiState:
-        """A game starting at ``layout["current"]``'s Morning with every named card placed.
-
-        For scenario tests and analysis. ``layout``: ``seats`` (a list of maps with ``hand``,
-        ``waiting``, ``helpers``, ``bench``, ``sales``, ``gallery``, ``gift_shop`` name lists and
-        optional ``task`` / ``task_down``), ``floor``, ``deck`` (top first), ``exact_deck``
-        (unnamed cards leave play instead of going under the deck), ``current``.
-        """
         resolved = self.resolve_options(options, players)
-        return MottainaiState(players, seed, resolved, dict(layout))
+        position = sample(view, deck_count(players, resolved), rng)
+        return self._load(players, resolved, {**self.envelope(players, resolved), **position})

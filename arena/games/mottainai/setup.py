@@ -1,4 +1,4 @@
-"""Setup (RULES 3): deck size, wing threshold, the deal, the first player; and test layouts."""
+"""Setup (RULES 3): deck size, wing threshold, the deal, the first player."""
 
 from __future__ import annotations
 
@@ -57,47 +57,3 @@ def deal(s: MottainaiState) -> None:
         s.emit({"type": "floor_deal", "seats": candidates, "cards": [s.name(u) for u in turned]})
     s.current = tied[0]
     s.emit({"type": "first_player", "seat": s.current})
-
-
-_ZONES = ("hand", "waiting", "helpers", "bench", "sales", "gallery", "gift_shop")
-
-
-def apply_layout(s: MottainaiState, layout: dict[str, Any]) -> None:
-    """Place named cards exactly (for scenario tests); see :func:`.layout.build`.
-
-    Unnamed cards go below the named deck cards in a seeded order, or out of play (``box``)
-    when ``exact_deck`` is set. Cards are named by printed name; with two decks a name may
-    appear twice.
-    """
-    free: dict[str, list[int]] = {}
-    for uid in range(C.DECK_SIZE * s.decks):
-        free.setdefault(s.name(uid), []).append(uid)
-
-    def take(name: str) -> int:
-        if name not in C.BY_NAME:
-            raise ValueError(f"unknown card {name!r}")
-        if not free.get(name):
-            raise ValueError(f"no copy of {name!r} left to place")
-        return free[name].pop(0)
-
-    for q, seat_layout in enumerate(layout.get("seats", [])):
-        pl = s.players[q]
-        for zone in _ZONES:
-            attr = "shop" if zone == "gift_shop" else zone
-            getattr(pl, attr).extend(take(n) for n in seat_layout.get(zone, []))
-        if seat_layout.get("task"):
-            pl.task = take(seat_layout["task"])
-            pl.task_down = bool(seat_layout.get("task_down", False))
-    s.floor = [take(n) for n in layout.get("floor", [])]
-    top_first = [take(n) for n in layout.get("deck", [])]
-    rest = [u for uids in free.values() for u in uids]
-    rest.sort()
-    s.rng.shuffle(rest)
-    if layout.get("exact_deck"):
-        s.box = rest
-        rest = []
-    s.deck = rest + top_first[::-1]
-    s.current = int(layout.get("current", 0))
-    for q, name in layout.get("kite", {}).items():
-        kites = [w for w in s.players[int(q)].works() if s.name(w) == "Kite"]
-        s.set_kite(kites[0], C.BY_NAME[name].index)

@@ -2,8 +2,9 @@
 
 The rules run as one generator (:func:`.flow.run_game`) that yields a Decision whenever the
 current player must choose and receives the chosen index. A state therefore holds a live
-generator, so ``clone`` and pickling rebuild the state from its origin (seed or layout) and
-replay the answers given so far: deterministic by construction.
+generator; at the start of every turn it also keeps a checkpoint (:class:`.position.Mark`) and
+the answers given since, which is what a position, ``clone`` and pickling rebuild it from
+(deterministic, at most one turn of replay).
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..base import Decision, EventLog, IllegalChoice, Outcome, State
+from ..base import Decision, EventLog, IllegalChoice, Outcome, PositionError, State
 from . import cards as C
 from . import flow, setup
 from .effects.registry import inline
 from .model import GameOver, Player
+from .position import Mark, copy_player, write
 from .views import build_view
 
 inline("state", "Go Set", "Turtle")
@@ -29,16 +31,11 @@ class MottainaiState(State):
     """One game of Mottainai. Zone lists hold card uids; ``deck[-1]`` is the top of the deck."""
 
     def __init__(
-        self,
-        players: int,
-        seed: int,
-        options: dict[str, Any],
-        layout: dict[str, Any] | None = None,
+        self, players: int, seed: int, options: dict[str, Any], mark: Mark | None = None
     ) -> None:
+        """A new game dealt from ``seed``, or the game at checkpoint ``mark`` (seed unused)."""
         self.n = players
-        self.seed = seed
         self.options = dict(options)
-        self.layout = layout
         self.teams: bool = bool(options["teams"])
         self.threshold: int = setup.wing_threshold(players, options)
         self.decks: int = setup.deck_count(players, options)
@@ -46,7 +43,7 @@ class MottainaiState(State):
         self.log = EventLog()
         self.deck: list[int] = []
         self.floor: list[int] = []
-        self.box: list[int] = []  # out of play; only test layouts put cards here
+        self.box: list[int] = []  # out of play; only hand-written positions put cards here
         self.players = [Player() for _ in range(players)]
         self.current = 0
         self.turn_no = 0
@@ -61,12 +58,12 @@ class MottainaiState(State):
         self.end_reason = ""
         self.turtle_winner: int | None = None
         self.result: Outcome | None = None
-        self.answers: list[int] = []
         self._owned: list[dict[str, int] | None] = [None] * players
-        if layout is None:
+        if mark is None:
             setup.deal(self)
+            self.checkpoint("morning", False)
         else:
-            setup.apply_layout(self, layout)
+            self._place(mark)
         self._flow = flow.run_game(self)
         self._pending: tuple[Decision, ...] = ()
         self._advance(None)
@@ -105,10 +102,75 @@ class MottainaiState(State):
         return self.result
 
     def clone(self) -> MottainaiState:
-        return _rebuild(self.n, self.seed, self.options, self.layout, self.answers)
+        """A copy rebuilt from this turn's checkpoint; like a loaded position, its log is empty."""
+        return MottainaiState.resume(self.n, self.options, self.mark, self.answers)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self.n, self.seed, self.options, self.layout, list(self.answers)))
+        return (MottainaiState.resume, (self.n, self.options, self.mark, list(self.answers)))
+
+    def position(self) -> dict[str, Any]:
+        from .game import Mottainai
+
+        return {**Mottainai().envelope(self.n, self.options), **write(self.mark, self.answers)}
+
+    # ----- checkpoints (see .position) --------------------------------------------------------
+
+    def checkpoint(self, entry: str, extra: bool) -> None:
+        """Remember the zones as the turn is entered; positions replay the answers from here."""
+        self.mark = Mark(
+            entry=entry,
+            extra=extra,
+            players=[copy_player(pl) for pl in self.players],
+            floor=list(self.floor),
+            deck=list(self.deck),
+            box=list(self.box),
+            current=self.current,
+            turn_no=self.turn_no,
+            extra_turns=self.extra_turns,
+            kite=dict(self.kite),
+            doll_card=self.doll_card,
+            top_known=self.top_known,
+            rng=self.rng.getstate(),
+        )
+        self.answers: list[int] = []
+        self.revealed: list[int] = []  # uids shown to every seat since (see .position.seen_by)
+        self.jars: list[tuple[int, int, int]] = []  # (opponent, material, count) since
+
+    def _place(self, mark: Mark) -> None:
+        self.players = [copy_player(pl) for pl in mark.players]
+        self.floor = list(mark.floor)
+        self.deck = list(mark.deck)
+        self.box = list(mark.box)
+        self.current = mark.current
+        self.turn_no = mark.turn_no
+        self.extra_turns = mark.extra_turns
+        self.kite = dict(mark.kite)
+        self.doll_card = mark.doll_card
+        self.top_known = mark.top_known
+        self.rng.setstate(mark.rng)
+        self.mark = mark
+        self.answers = []
+        self.revealed = []
+        self.jars = []
+
+    @classmethod
+    def resume(
+        cls, players: int, options: dict[str, Any], mark: Mark, answers: list[int]
+    ) -> MottainaiState:
+        """The state at ``mark`` after ``answers``, with an empty event log."""
+        state = cls(players, 0, options, mark)
+        for i, choice in enumerate(answers):
+            pending = state.pending()
+            if not pending or not 0 <= choice < len(pending[0].options):
+                where = pending[0].kind if pending else "the end of the game"
+                raise PositionError(f"answers[{i}]", f"{choice} is no option of {where}")
+            state.act(pending[0].seat, choice)
+        state.log = EventLog()
+        return state
+
+    def show(self, *uids: int) -> None:
+        """Cards every seat has just seen (dealt face up, revealed): see ``revealed``."""
+        self.revealed.extend(uids)
 
     # ----- card facts (Kite-aware) ------------------------------------------------------------
 
@@ -217,17 +279,21 @@ class MottainaiState(State):
 
     # ----- atomic movements -------------------------------------------------------------------
 
-    def take_top(self) -> int:
-        """Remove the top card of the deck; the caller places it, then calls check_end."""
+    def take_top(self, seen: bool = True) -> int:
+        """Remove the top card of the deck (``seen`` by all unless drawn); the caller places it,
+        then calls check_end."""
         self.top_known = False
-        return self.deck.pop()
+        uid = self.deck.pop()
+        if seen:
+            self.revealed.append(uid)
+        return uid
 
     def to_bottom(self, uid: int) -> None:
         self.deck.insert(0, uid)
 
     def draw(self, p: int, reason: str) -> None:
         """Draw one card, unseen, into ``p``'s waiting area (RULES 8), then check the end."""
-        self.players[p].waiting.append(self.take_top())
+        self.players[p].waiting.append(self.take_top(seen=False))
         self.emit({"type": "draw", "seat": p, "reason": reason})
         self.check_end()
 
@@ -291,16 +357,3 @@ class MottainaiState(State):
             raise GameOver("wing")
         if not self.deck:
             raise GameOver("deck_empty")
-
-
-def _rebuild(
-    players: int,
-    seed: int,
-    options: dict[str, Any],
-    layout: dict[str, Any] | None,
-    answers: list[int],
-) -> MottainaiState:
-    state = MottainaiState(players, seed, options, layout)
-    for choice in answers:
-        state.act(state.pending()[0].seat, choice)
-    return state

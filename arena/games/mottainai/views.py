@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .position import seen_by
+
 if TYPE_CHECKING:
     from .state import MottainaiState
 
@@ -54,4 +56,6 @@ def build_view(s: MottainaiState, seat: int) -> dict[str, Any]:
     if s.result is not None:
         view["scores"] = list(s.result.scores)
         view["ranks"] = list(s.result.ranks)
+    elif seat == s.current:
+        view["turn_start"] = seen_by(s.mark, seat, s.revealed, s.jars, s.answers)
     return view

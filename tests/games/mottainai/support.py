@@ -49,7 +49,11 @@ def check_invariants(state: State) -> None:
 
 
 def start(layout: dict[str, Any], players: int = 2, **options: Any) -> MottainaiState:
-    return GAME.from_layout(players, layout, options or None)
+    """The game at the short position ``layout`` (README "Short form"), for scenario tests."""
+    short = {"form": "short", "game": "mottainai", "players": players, "options": options}
+    state = GAME.load({**short, **layout})
+    assert isinstance(state, MottainaiState)
+    return state
 
 
 def opt_matches(option: dict[str, Any], want: dict[str, Any]) -> bool:

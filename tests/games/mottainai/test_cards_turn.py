@@ -117,7 +117,7 @@ def test_chopsticks_old_task_to_sales():
     s = start({"seats": [{"gallery": ["Chopsticks"], "task": "Bell"}, {}]})
     answer(s, "chopsticks", choice="sales")
     assert names(s.players[0].sales) == ["Bell"]
-    s = start({"seats": [{"gallery": ["Chopsticks"], "task": "Bell", "task_down": True}, {}]})
+    s = start({"seats": [{"gallery": ["Chopsticks"], "task": "Bell", "task_face_down": True}, {}]})
     assert s.pending()[0].kind == "new_task" and names(s.floor) == ["Bell"]
 
 

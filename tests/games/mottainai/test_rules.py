@@ -56,8 +56,8 @@ def test_setup_card_is_not_a_task_and_is_discarded_face_up():
     s = start(
         {
             "seats": [
-                {"hand": ["Bell"], "task": "Bowl", "task_down": True},
-                {"hand": ["Crane"], "task": "Fan", "task_down": True},
+                {"hand": ["Bell"], "task": "Bowl", "task_face_down": True},
+                {"hand": ["Crane"], "task": "Fan", "task_face_down": True},
             ]
         }
     )

@@ -95,6 +95,7 @@ def poem(s: MottainaiState, p: int, src: int, ctx: ActionCtx) -> Flow:
     assert ctx.work is not None
     _return_work(s, p, ctx.work)
     card = s.deck[-1]
+    s.show(card)
     s.emit({"type": "deck_reveal", "seat": p, "cards": [s.name(card)], "reason": "Poem"})
     yield from free_complete(s, p, card, "Poem", ctx, s.take_top)
 
@@ -156,6 +157,7 @@ def jar(s: MottainaiState, p: int, src: int, ctx: ActionCtx) -> Flow:
         moved = [c for c in hand if s.base_mat(c) == mat]
         s.players[q].hand = [c for c in hand if s.base_mat(c) != mat]
         mine.waiting.extend(moved)
+        s.jars.append((q, mat, len(moved)))
         s.emit(
             {
                 "type": "jar",

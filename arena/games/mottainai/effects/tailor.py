@@ -21,6 +21,7 @@ def dice(s: MottainaiState, p: int, src: int, ctx: Any) -> Flow:
 
     top = s.deck[-1]
     s.top_known = True
+    s.show(top)
     s.emit({"type": "deck_reveal", "seat": p, "cards": [s.name(top)], "reason": "Dice"})
     if C.VALUES[s.base_mat(top)] != len(s.players[p].hand):
         return
@@ -42,6 +43,7 @@ def fan(s: MottainaiState, p: int, src: int, ctx: Any) -> Flow:
     shown = s.deck[-k:][::-1]  # top first
     s.emit({"type": "deck_reveal", "seat": p, "cards": [s.name(c) for c in shown], "reason": "Fan"})
     s.top_known = True
+    s.show(*shown)
     if k == 1:
         return
     keep = yield from ask(
