@@ -6,10 +6,14 @@ packaged ``board.json`` and ``cards.json``. See README.md for decisions, view an
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import random
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..base import Game, OptionError, OptionSpec
+from .position import load_position
+from .sample import determinize
+from .short import expand
 from .state import MotoraState
 from .views import public_data
 
@@ -54,6 +58,26 @@ class Motora(Game):
 
     def _new(self, players: int, seed: int, options: dict[str, Any]) -> MotoraState:
         return MotoraState(players, seed, options)
+
+    def _load(self, players: int, options: dict[str, Any], position: dict[str, Any]) -> MotoraState:
+        """Check the position's fields and resume its stack (README "Positions")."""
+        return load_position(players, options, position)
+
+    def expand(self, short: Mapping[str, Any]) -> dict[str, Any]:
+        """The full position of a short one (README "Short positions")."""
+        return expand(short)
+
+    def determinize(
+        self,
+        players: int,
+        options: Mapping[str, Any],
+        seat: int,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        rng: random.Random,
+    ) -> MotoraState:
+        """Other hands and deck orders dealt from ``rng`` (README "Search bots")."""
+        return determinize(players, self.resolve_options(options, players), seat, view, events, rng)
 
 
 GAME = Motora()

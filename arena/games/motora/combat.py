@@ -48,42 +48,55 @@ def fight(st: MotoraState, pos: str, seats: list[int], npe: int | None = None) -
     """Roll, reroll stage, totals, ties (RULES.md 8.3, 7.9). Returns (winner, totals).
 
     ``seats`` are the tribes in turn order; with ``npe`` set (its modifier) the single tribe
-    fights the NPE, whose key in the returned totals is ``"npe"``.
+    fights the NPE, whose key in the returned totals is ``"npe"``. The frame holds, per side (in
+    the order of ``sides``), the dice, rerolls left, dart penalties and modifiers.
     """
     sides: list[Any] = [*seats, NPE] if npe is not None else list(seats)
-    rerolls = {
-        s: len(st.placed_at(pos, s)) - 1 + gear_total(st, pos, s, "extra_reroll") for s in seats
-    }
-    darts: dict[Any, int] = {s: 0 for s in sides}  # total penalty from Poisoned Darts
+    frame = st.enter(
+        "fight",
+        sides=sides,
+        rerolls=[
+            len(st.placed_at(pos, s)) - 1 + gear_total(st, pos, s, "extra_reroll") for s in seats
+        ],
+        darts=[0] * len(sides),  # total penalty from Poisoned Darts
+        dice=None,
+        mods=None,
+        i=0,
+        acted=False,
+    )
+    rerolls, darts = frame["rerolls"], frame["darts"]
     while True:
-        # the reroll stage cannot change a modifier (darts are counted apart): compute them once
-        mods = {s: int(npe or 0) if s == NPE else modifier(st, s, pos) for s in sides}
-        dice = {s: [st.rng.randint(1, 6), st.rng.randint(1, 6)] for s in sides}
-        _show(st, pos, sides, dice, rerolls, darts, mods, npe)
-        st.emit({"type": "fight_roll", "site": pos, "dice": _dice_list(sides, dice)})
+        if frame["dice"] is None:
+            # the reroll stage cannot change a modifier (darts are counted apart): compute them once
+            frame["mods"] = [int(npe or 0) if s == NPE else modifier(st, s, pos) for s in sides]
+            frame["dice"] = [[st.rng.randint(1, 6), st.rng.randint(1, 6)] for _ in sides]
+            frame.update(i=0, acted=False)
+            st.emit({"type": "fight_roll", "site": pos, "dice": _dice_list(sides, frame["dice"])})
+        dice, mods = frame["dice"], frame["mods"]
         while True:
-            acted = False
-            for seat in seats:
+            while frame["i"] < len(seats):
+                k = frame["i"]
+                seat = seats[k]
                 options: list[dict[str, Any]] = [{"action": "pass"}]
-                if rerolls[seat] > 0:
-                    options += [
-                        {"action": "reroll", "die": i, "value": dice[seat][i]} for i in (0, 1)
-                    ]
+                if rerolls[k] > 0:
+                    options += [{"action": "reroll", "die": i, "value": dice[k][i]} for i in (0, 1)]
                 held = darts_held(st, seat)
                 if held:
                     options += [
                         {"action": "dart", "target": t, "card": held[0]} for t in sides if t != seat
                     ]
+                _show(st, pos, frame, npe)
                 pick = yield from st.ask(
                     seat, "reroll", options, "Reroll a die, play a dart or pass."
                 )
+                frame["i"] += 1
                 if pick["action"] == "pass":
                     continue
-                acted = True
+                frame["acted"] = True
                 if pick["action"] == "reroll":
-                    rerolls[seat] -= 1
+                    rerolls[k] -= 1
                     value = st.rng.randint(1, 6)
-                    dice[seat][pick["die"]] = value
+                    dice[k][pick["die"]] = value
                     st.emit(
                         {
                             "type": "reroll",
@@ -97,7 +110,7 @@ def fight(st: MotoraState, pos: str, seats: list[int], npe: int | None = None) -
                     uid = pick["card"]
                     st.tribes[seat].hand.remove(uid)
                     st.to_bottom(uid)
-                    darts[pick["target"]] -= int(CARDS[uid].params["amount"])
+                    darts[sides.index(pick["target"])] -= int(CARDS[uid].params["amount"])
                     st.emit(
                         {
                             "type": "card_played",
@@ -106,10 +119,10 @@ def fight(st: MotoraState, pos: str, seats: list[int], npe: int | None = None) -
                             "target": pick["target"],
                         }
                     )
-                _show(st, pos, sides, dice, rerolls, darts, mods, npe)
-            if not acted:
+            if not frame["acted"]:
                 break
-        totals = {s: sum(dice[s]) + mods[s] - darts[s] for s in sides}
+            frame.update(i=0, acted=False)
+        totals = {s: sum(dice[k]) + mods[k] - darts[k] for k, s in enumerate(sides)}
         best = max(totals.values())
         top = [s for s in sides if totals[s] == best]
         st.emit(
@@ -121,37 +134,31 @@ def fight(st: MotoraState, pos: str, seats: list[int], npe: int | None = None) -
         )
         if len(top) == 1:
             st.fight = None
+            st.leave()
             return top[0], totals
         st.emit({"type": "fight_tie", "site": pos})
+        frame["dice"] = None
 
 
-def _dice_list(sides: list[Any], dice: dict[Any, list[int]]) -> list[dict[str, Any]]:
-    return [{"side": s, "dice": list(dice[s])} for s in sides]
+def _dice_list(sides: list[Any], dice: list[list[int]]) -> list[dict[str, Any]]:
+    return [{"side": s, "dice": list(d)} for s, d in zip(sides, dice, strict=True)]
 
 
-def _show(
-    st: MotoraState,
-    pos: str,
-    sides: list[Any],
-    dice: dict[Any, list[int]],
-    rerolls: dict[int, int],
-    darts: dict[Any, int],
-    mods: dict[Any, int],
-    npe: int | None,
-) -> None:
-    """Publish the running fight in the view (everyone sees all dice)."""
+def _show(st: MotoraState, pos: str, frame: dict[str, Any], npe: int | None) -> None:
+    """Publish the running fight in the view (everyone sees all dice) before each reroll ask."""
+    rerolls = frame["rerolls"]
     st.fight = {
         "site": pos,
         "npe_modifier": npe,
         "sides": [
             {
                 "side": s,
-                "dice": list(dice[s]),
-                "rerolls": rerolls.get(s, 0) if s != NPE else 0,
-                "darts": darts[s],
-                "modifier": npe if s == NPE else mods[s],
+                "dice": list(frame["dice"][k]),
+                "rerolls": rerolls[k] if s != NPE else 0,
+                "darts": frame["darts"][k],
+                "modifier": npe if s == NPE else frame["mods"][k],
             }
-            for s in sides
+            for k, s in enumerate(frame["sides"])
         ],
     }
 
@@ -235,23 +242,31 @@ def npe_fight(
     st: MotoraState, seat: int, pos: str, target: Member | None, params: dict[str, Any], name: str
 ) -> Flow:
     """RULES.md 7.9: the tribe's members on ``pos`` against an NPE; only one member suffers."""
-    st.emit(
-        {
-            "type": "npe_fight",
-            "seat": seat,
-            "site": pos,
-            "npe": name,
-            "target": target.id if target is not None else None,
-        }
-    )
-    winner, totals = yield from fight(st, pos, [seat], int(params.get("npe_modifier", 0)))
-    if winner == seat:
-        reward = (params.get("on_player_win") or {}).get("gain", {})
-        for resource, amount in reward.items():
-            st.gain(seat, resource, int(amount), name)
-        return
-    diff = max(1, totals[NPE] - totals[seat] - shields(st, pos, seat))
-    yield from suffer(st, pos, seat, diff, None, target, name)
+    fresh = not st.resuming()
+    frame = st.enter("npe_fight", step="fight", diff=0)
+    if fresh:
+        st.emit(
+            {
+                "type": "npe_fight",
+                "seat": seat,
+                "site": pos,
+                "npe": name,
+                "target": target.id if target is not None else None,
+            }
+        )
+    if frame["step"] == "fight":
+        winner, totals = yield from fight(st, pos, [seat], int(params.get("npe_modifier", 0)))
+        if winner == seat:
+            st.leave()
+            reward = (params.get("on_player_win") or {}).get("gain", {})
+            for resource, amount in reward.items():
+                st.gain(seat, resource, int(amount), name)
+            return
+        frame.update(
+            step="suffer", diff=max(1, totals[NPE] - totals[seat] - shields(st, pos, seat))
+        )
+    yield from suffer(st, pos, seat, frame["diff"], None, target, name)
+    st.leave()
     extra = (params.get("on_npe_win_extra") or {}).get("lose", {})
     for resource, amount in extra.items():
         loss = st.d6(name, seat) if amount == "1d6" else int(amount)
@@ -266,27 +281,60 @@ def is_site(st: MotoraState, pos: str) -> bool:
 
 
 def combat_phase(st: MotoraState) -> Flow:
-    """RULES.md 8.2: tribes in turn order, each one's sites in board order."""
-    resolved: dict[str, bool] = {}
-    for seat in st.order():
-        if st.tribes[seat].eliminated:
-            continue
-        mine = sorted({str(m.pos) for m in st.own(seat, (PLACED,))}, key=BOARD.order.__getitem__)
-        for pos in mine:
-            if pos in resolved or not is_site(st, pos):
-                continue
-            resolved[pos] = True
-            seats = [s for s in st.order() if st.placed_at(pos, s)]
-            winner = seats[0]
-            if len(seats) >= 2:
+    """RULES.md 8.2: tribes in turn order, each one's sites in board order.
+
+    A tribe's sites are listed when its turn comes (earlier fights may have moved its members).
+    """
+    frame = st.enter("combat", order=st.order(), i=0, sites=None, j=0, resolved=[])
+    while frame["i"] < len(frame["order"]):
+        seat = frame["order"][frame["i"]]
+        if frame["sites"] is None:
+            mine = {str(m.pos) for m in st.own(seat, (PLACED,))}
+            eliminated = st.tribes[seat].eliminated
+            frame.update(sites=[] if eliminated else sorted(mine, key=BOARD.order.__getitem__), j=0)
+        while frame["j"] < len(frame["sites"]):
+            pos = frame["sites"][frame["j"]]
+            if st.resuming() or (pos not in frame["resolved"] and is_site(st, pos)):
+                if not st.resuming():
+                    frame["resolved"].append(pos)
+                yield from site_combat(st, pos)
+            frame["j"] += 1
+        frame.update(i=frame["i"] + 1, sites=None)
+    st.leave()
+
+
+def site_combat(st: MotoraState, pos: str) -> Flow:
+    """One site: the fight, every loser's result, the raid of a claimed village, then checks."""
+    fresh = not st.resuming()
+    frame = st.enter(
+        "site",
+        seats=[s for s in st.order() if st.placed_at(pos, s)],
+        step="fight",
+        winner=None,
+        diff=0,
+        k=0,
+    )
+    seats = frame["seats"]
+    if frame["step"] == "fight":
+        frame["winner"] = seats[0]
+        if len(seats) >= 2:
+            if fresh:
                 st.emit({"type": "combat", "site": pos, "seats": seats})
-                winner, totals = yield from fight(st, pos, seats)
-                losers = [s for s in seats if s != winner]
-                diff = totals[winner] - min(totals[s] for s in losers)
-                for loser in losers:
-                    d = max(1, diff - shields(st, pos, loser))
-                    yield from suffer(st, pos, loser, d, winner, None, "combat")
-            owner = st.owner.get(pos)
-            if owner is not None and winner != owner:
-                yield from raid(st, winner, owner, pos)
-            check(st)
+            winner, totals = yield from fight(st, pos, seats)
+            losers = [s for s in seats if s != winner]
+            frame.update(winner=winner, diff=totals[winner] - min(totals[s] for s in losers))
+        frame["step"] = "suffer"
+    winner = frame["winner"]
+    losers = [s for s in seats if s != winner]
+    if frame["step"] == "suffer":
+        while frame["k"] < len(losers):
+            loser = losers[frame["k"]]
+            d = max(1, frame["diff"] - shields(st, pos, loser))
+            yield from suffer(st, pos, loser, d, winner, None, "combat")
+            frame["k"] += 1
+        frame["step"] = "raid"
+    owner = st.owner.get(pos)
+    if owner is not None and winner != owner:
+        yield from raid(st, winner, owner, pos)
+    st.leave()
+    check(st)

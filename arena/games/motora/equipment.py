@@ -69,24 +69,28 @@ def card_options(st: MotoraState, seat: int, window: str) -> list[dict[str, Any]
 
 def window(st: MotoraState, name: str) -> Flow:
     """Rounds in turn order until a full round in which every tribe passes (RULES.md 5, 11.4)."""
+    frame = st.enter("window", order=st.order(), i=0, acted=False)
     while True:
-        acted = False
-        for seat in st.order():
+        while frame["i"] < len(frame["order"]):
+            seat = frame["order"][frame["i"]]
             options = [
                 {"action": "pass"},
                 *card_options(st, seat, name),
                 *prisoner_options(st, seat),
             ]
             pick = yield from st.ask(seat, name, options, "Play a card, use a prisoner or pass.")
+            frame["i"] += 1
             if pick["action"] == "pass":
                 continue
-            acted = True
+            frame["acted"] = True
             if pick["action"] == "play":
                 play_card(st, seat, pick)
             else:
                 prisoner_action(st, seat, pick)
-        if not acted:
-            return
+        if not frame["acted"]:
+            break
+        frame.update(order=st.order(), i=0, acted=False)
+    st.leave()
 
 
 def play_card(st: MotoraState, seat: int, pick: dict[str, Any]) -> None:
@@ -143,16 +147,21 @@ def appease_window(st: MotoraState) -> Flow:
     Every tribe is asked (a single "no" option when it holds no such card), so whether a tribe
     is asked reveals nothing about its hand. Returns True if the event was cancelled.
     """
-    for seat in st.order():
+    frame = st.enter("appease", order=st.order(), i=0)
+    while frame["i"] < len(frame["order"]):
+        seat = frame["order"][frame["i"]]
         options: list[dict[str, Any]] = [{"play": False}]
         held = [u for u in st.unattached(seat) if CARDS[u].effect == "cancel_event"]
         if held:
             options.append({"play": True, "card": held[0]})
         pick = yield from st.ask(seat, "appease", options, "Cancel this event?")
+        frame["i"] += 1
         if pick["play"]:
             uid = pick["card"]
             st.tribes[seat].hand.remove(uid)
             st.to_bottom(uid)
             st.emit({"type": "card_played", "seat": seat, "card": public_card(uid), "target": None})
+            st.leave()
             return True
+    st.leave()
     return False

@@ -19,30 +19,43 @@ RESULT_STATES = {"seriously_injured": NEXT_SERIOUS, "injured": NEXT_INJURED, "re
 
 def event_step(st: MotoraState) -> Flow:
     """RULES.md 7.1: draw, reveal window, resolve, checks; Cursed Season draws again."""
-    draws = 1
-    while draws:
-        draws -= 1
-        deck = st.decks["event"]
-        if not deck:
-            if st.options["wrath_of_the_gods"] or not st.discard:
-                wrath(st, "wrath_of_the_gods")
-            deck.extend(st.discard)
-            st.discard.clear()
-            st.rng.shuffle(deck)
-            st.emit({"type": "event_deck_reshuffled", "cards": len(deck)})
-        uid = deck.pop(0)
-        st.event = uid
-        st.emit({"type": "event_revealed", "card": public_card(uid)})
-        cancelled = yield from appease_window(st)
-        if cancelled:
-            st.emit({"type": "event_cancelled", "card": public_card(uid)})
-        else:
+    frame = st.enter("event_step", draws=1, step="draw")
+    while frame["draws"] or frame["step"] != "draw":
+        if frame["step"] == "draw":
+            frame["draws"] -= 1
+            draw_event(st)
+            frame["step"] = "appease"
+        uid = st.event
+        assert uid is not None
+        if frame["step"] == "appease":
+            cancelled = yield from appease_window(st)
+            frame["step"] = "cancelled" if cancelled else "resolve"
+            if cancelled:
+                st.emit({"type": "event_cancelled", "card": public_card(uid)})
+        if frame["step"] == "resolve":
             yield from resolve(st, uid)
             if CARDS[uid].effect == "extra_event":
-                draws += int(CARDS[uid].params.get("count", 1))
+                frame["draws"] += int(CARDS[uid].params.get("count", 1))
+        frame["step"] = "draw"
         st.discard.append(uid)
         check(st)
     st.event = None
+    st.leave()
+
+
+def draw_event(st: MotoraState) -> None:
+    """Reveal the top event card (an empty deck ends the game or is refilled, RULES.md 13.4)."""
+    deck = st.decks["event"]
+    if not deck:
+        if st.options["wrath_of_the_gods"] or not st.discard:
+            wrath(st, "wrath_of_the_gods")
+        deck.extend(st.discard)
+        st.discard.clear()
+        st.rng.shuffle(deck)
+        st.emit({"type": "event_deck_reshuffled", "cards": len(deck)})
+    uid = deck.pop(0)
+    st.event = uid
+    st.emit({"type": "event_revealed", "card": public_card(uid)})
 
 
 def resolve(st: MotoraState, uid: int) -> Flow:
@@ -91,33 +104,56 @@ def resolve(st: MotoraState, uid: int) -> Flow:
 def npe_event(st: MotoraState, params: dict[str, Any], name: str) -> Flow:
     """RULES.md 7.9: random-member NPE cards, or Crocodiles on the water tiles in board order."""
     if params["targets"] == "random_placed_member":
-        for seat in st.order():
-            member = pick_stage_one(st, seat, name)
-            if member is not None:
-                assert member.pos is not None
-                yield from npe_fight(st, seat, member.pos, member, params, name)
+        frame = st.enter("npe_event", order=st.order(), i=0, target=None)
+        while frame["i"] < len(frame["order"]):
+            seat = frame["order"][frame["i"]]
+            yield from hunt(st, frame, seat, params, name)
+            frame["i"] += 1
+        st.leave()
         return
     spots = sorted(
         (st.pos_of_tile[t] for t in BOARD.group_tiles[params["group"]]),
         key=BOARD.order.__getitem__,
     )
-    for pos in spots:
-        if params.get("skip_destroyed", True) and st.destroyed[pos]:
-            continue
-        for seat in st.order():
-            if st.placed_at(pos, seat):
-                yield from npe_fight(st, seat, pos, None, params, name)
+    frame = st.enter("npe_sites", spot=0, order=st.order(), i=0)
+    while frame["spot"] < len(spots):
+        pos = spots[frame["spot"]]
+        if not (params.get("skip_destroyed", True) and st.destroyed[pos]):
+            while frame["i"] < len(frame["order"]):
+                seat = frame["order"][frame["i"]]
+                if st.resuming() or st.placed_at(pos, seat):
+                    yield from npe_fight(st, seat, pos, None, params, name)
+                frame["i"] += 1
+        frame.update(spot=frame["spot"] + 1, order=st.order(), i=0)
+    st.leave()
+
+
+def hunt(
+    st: MotoraState, frame: dict[str, Any], seat: int, params: dict[str, Any], name: str
+) -> Flow:
+    """One of the tribe's stage-1 members, picked by die (kept in ``frame``), meets an NPE."""
+    if not st.resuming():
+        member = pick_stage_one(st, seat, name)
+        frame["target"] = member.id if member is not None and member.pos is not None else None
+    if frame["target"] is not None:
+        member = st.members[frame["target"]]
+        assert member.pos is not None
+        yield from npe_fight(st, seat, member.pos, member, params, name)
+    frame["target"] = None
 
 
 def card_hunts(st: MotoraState) -> Flow:
     """RULES.md 7.10: after the event step, each Hunting Horn played this turn starts a hunt."""
-    for seat in st.order():
-        for uid in list(st.tribes[seat].hunts):
-            card = CARDS[uid]
-            member = pick_stage_one(st, seat, card.name)
-            if member is not None and member.pos is not None:
-                yield from npe_fight(st, seat, member.pos, member, card.params, card.name)
+    frame = st.enter("card_hunts", order=st.order(), i=0, k=0, target=None)
+    while frame["i"] < len(frame["order"]):
+        hunts = st.tribes[frame["order"][frame["i"]]].hunts
+        while frame["k"] < len(hunts):
+            card = CARDS[hunts[frame["k"]]]
+            yield from hunt(st, frame, frame["order"][frame["i"]], card.params, card.name)
+            frame["k"] += 1
             check(st)
+        frame.update(i=frame["i"] + 1, k=0)
+    st.leave()
 
 
 def pick_stage_one(st: MotoraState, seat: int, why: str) -> Member | None:

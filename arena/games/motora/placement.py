@@ -19,22 +19,31 @@ def has_active(st: MotoraState, seat: int) -> bool:
 
 def stage_one(st: MotoraState) -> Flow:
     """RULES.md 6.1: two rounds, one member per tribe per round (fewer if it has fewer)."""
-    for _ in range(2):
-        for seat in st.order():
+    frame = st.enter("stage_one", round=0, order=st.order(), i=0)
+    while frame["round"] < 2:
+        while frame["i"] < len(frame["order"]):
+            seat = frame["order"][frame["i"]]
             if has_active(st, seat):
                 yield from place_one(st, seat, 1)
+            frame["i"] += 1
+        frame.update(round=frame["round"] + 1, order=st.order(), i=0)
+    st.leave()
 
 
 def stage_two(st: MotoraState) -> Flow:
     """RULES.md 6.1: round after round until nobody has an ACTIVE member (placing is mandatory)."""
+    frame = st.enter("stage_two", order=st.order(), i=0, placed=False)
     while True:
-        placed = False
-        for seat in st.order():
+        while frame["i"] < len(frame["order"]):
+            seat = frame["order"][frame["i"]]
             if has_active(st, seat):
-                placed = True
+                frame["placed"] = True
                 yield from place_one(st, seat, 2)
-        if not placed:
-            return
+            frame["i"] += 1
+        if not frame["placed"]:
+            break
+        frame.update(order=st.order(), i=0, placed=False)
+    st.leave()
 
 
 def legal_positions(st: MotoraState, seat: int, gear: int | None) -> list[dict[str, Any]]:
@@ -85,13 +94,17 @@ def gear_options(st: MotoraState, seat: int) -> list[dict[str, Any]]:
 def place_one(st: MotoraState, seat: int, stage: int) -> Flow:
     """Decisions ``gear`` (only when the tribe has free gear) then ``place``."""
     tribe = st.tribes[seat]
-    gear = None
-    gears = gear_options(st, seat)
-    if len(gears) > 1:
-        pick = yield from st.ask(seat, "gear", gears, "Attach a gear card to this member?")
-        gear = pick["gear"]
+    frame = st.enter("place", step="gear", gear=None)
+    if frame["step"] == "gear":
+        gears = gear_options(st, seat)
+        if len(gears) > 1:
+            pick = yield from st.ask(seat, "gear", gears, "Attach a gear card to this member?")
+            frame["gear"] = pick["gear"]
+        frame["step"] = "place"
+    gear = frame["gear"]
     spots = legal_positions(st, seat, gear)
     pick = yield from st.ask(seat, "place", spots, "Where do you place this member?")
+    st.leave()
     member = next(st.members[i] for i in tribe.members if st.members[i].state == ACTIVE)
     pos = pick["position"]
     tribe.shelter -= pick["cost"]

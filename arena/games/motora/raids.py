@@ -49,10 +49,28 @@ def raid_options(st: MotoraState, raider: int, owner: int) -> list[dict[str, Any
 
 
 def raid(st: MotoraState, raider: int, owner: int, pos: str) -> Flow:
-    """RULES.md 9: the raider picks one option (or declines); its members then go to RETURNED."""
-    raiders = st.placed_at(pos, raider)
-    options = raid_options(st, raider, owner)
-    pick = yield from st.ask(raider, "raid", options, "Choose a raid option.")
+    """RULES.md 9: the raider picks one option (or declines); its members then go to RETURNED.
+
+    The frame remembers a stolen idol while it is moved.
+    """
+    frame = st.enter("raid", idol=None)
+    if frame["idol"] is None:
+        options = raid_options(st, raider, owner)
+        pick = yield from st.ask(raider, "raid", options, "Choose a raid option.")
+        frame["idol"] = apply_raid(st, raider, owner, pos, pick)
+    if frame["idol"] is not None:
+        idol = st.idols[frame["idol"]]
+        steps = transport_steps(st, raider, st.placed_at(pos, raider))
+        yield from move_idol(st, idol, steps, raider, pos)
+    st.leave()
+    for m in st.placed_at(pos, raider):
+        st.leave_board(m, RETURNED, "raided")
+
+
+def apply_raid(
+    st: MotoraState, raider: int, owner: int, pos: str, pick: dict[str, Any]
+) -> int | None:
+    """Carry out a raid option; returns the id of a stolen idol (which then moves)."""
     option = pick["option"]
     st.emit({"type": "raid", "seat": raider, "victim": owner, "site": pos, "option": option})
     victim = st.tribes[owner]
@@ -73,7 +91,7 @@ def raid(st: MotoraState, raider: int, owner: int, pos: str) -> Flow:
         idol.pos = pos
         idol.moved = True
         st.emit({"type": "idol_stolen", "idol": idol.id, "seat": raider, "victim": owner})
-        yield from move_idol(st, idol, transport_steps(st, raider, raiders), raider, pos)
+        return idol.id
     elif option == "steal_gear":
         cards = unused_gear(st, owner)
         uid = cards[st.rng.randrange(len(cards))]
@@ -84,34 +102,38 @@ def raid(st: MotoraState, raider: int, owner: int, pos: str) -> Flow:
             {"type": "gear_stolen", "seat": raider, "victim": owner},
             private={raider: known, owner: known},
         )
-    for m in st.placed_at(pos, raider):
-        st.leave_board(m, RETURNED, "raided")
+    return None
 
 
 def move_idol(st: MotoraState, idol: Idol, steps: int, seat: int, forbidden: str | None) -> Flow:
     """Move an idol 1..steps positions, one ``idol_step`` decision per step (RULES.md 11.2, 9).
 
     It never enters the volcano, the ocean or ``forbidden`` (the raided village) and stops in
-    the first claimed village it enters, going onto that owner's shrine.
+    the first claimed village it enters, going onto that owner's shrine. The frame holds the
+    steps allowed and the path so far.
     """
-    path: list[str] = []
-    for step in range(steps):
-        assert idol.pos is not None
-        options: list[dict[str, Any]] = [
-            {"position": q} for q in BOARD.neighbours[idol.pos] if q != forbidden
-        ]
-        if step:
-            options.insert(0, {"position": None})
-        pick = yield from st.ask(seat, "idol_step", options, "Move the idol where (or stop)?")
-        if pick["position"] is None:
-            break
-        idol.pos = pick["position"]
-        path.append(idol.pos)
-        if idol.pos in st.owner:
-            break
-    st.emit({"type": "idol_moved", "idol": idol.id, "seat": seat, "path": path})
+    frame = st.enter("idol_move", steps=steps, path=[], step="move")
+    path = frame["path"]
+    if frame["step"] == "move":
+        while len(path) < frame["steps"]:
+            assert idol.pos is not None
+            options: list[dict[str, Any]] = [
+                {"position": q} for q in BOARD.neighbours[idol.pos] if q != forbidden
+            ]
+            if path:
+                options.insert(0, {"position": None})
+            pick = yield from st.ask(seat, "idol_step", options, "Move the idol where (or stop)?")
+            if pick["position"] is None:
+                break
+            idol.pos = pick["position"]
+            path.append(idol.pos)
+            if idol.pos in st.owner:
+                break
+        st.emit({"type": "idol_moved", "idol": idol.id, "seat": seat, "path": list(path)})
+        frame["step"] = "arrive"
     if idol.pos in st.owner:
         yield from st.idol_arrives(idol, idol.pos)
+    st.leave()
 
 
 def prisoner_options(st: MotoraState, seat: int) -> list[dict[str, Any]]:

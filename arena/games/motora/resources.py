@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any
 
 from .board import BOARD
 from .cards import CARDS
-from .equipment import window
 from .model import ACTIVE, INJURED, NEXT_INJURED, PLACED, SERIOUS, Member
 from .raids import move_idol, transport_steps
 from .victory import check
@@ -18,12 +17,19 @@ DRAW_DECK = {"craftsmen_hut": "craftsmen", "temple": "temple"}
 
 
 def action_phase(st: MotoraState) -> Flow:
-    heal(st)
-    for seat in st.order():
-        yield from tribe_actions(st, seat)
-    st.phase = "before_consumption"
-    yield from window(st, "before_consumption")
-    st.phase = "consumption"
+    """RULES.md 11.1-11.3: healing, then each tribe's actions in turn order."""
+    fresh = not st.resuming()
+    frame = st.enter("actions", order=st.order(), i=0)
+    if fresh:
+        heal(st)
+    while frame["i"] < len(frame["order"]):
+        yield from tribe_actions(st, frame["order"][frame["i"]])
+        frame["i"] += 1
+    st.leave()
+
+
+def consumption_step(st: MotoraState) -> Flow:
+    """RULES.md 11.4-11.6: consumption and shortages, then the optional stockpile cap."""
     yield from consumption(st)
     cap = st.options["stockpile_cap"]
     if cap:
@@ -113,33 +119,55 @@ def member_options(
 
 
 def tribe_actions(st: MotoraState, seat: int) -> Flow:
-    """RULES.md 11.2-11.3: one ``action`` decision per placed member, then carry them out."""
+    """RULES.md 11.2-11.3: one ``action`` decision per placed member, then carry them out.
+
+    The frame holds the members in decision order, the plan (the option chosen for each, null
+    while undecided) and, once carried out, the idols to move.
+    """
     members = sorted(st.own(seat, (PLACED,)), key=lambda m: (BOARD.order[m.pos], m.placed_index))
-    plan: dict[int, dict[str, Any]] = {}
-    for m in members:
-        if m.id in plan:
-            continue
-        undecided = [o for o in members if o.id not in plan and o is not m]
-        options = member_options(st, seat, m, plan, undecided)
-        pick = yield from st.ask(seat, "action", options, f"Action for member {m.id} at {m.pos}?")
-        plan[m.id] = pick
-        if pick["action"] == "recruit":
-            plan[pick["partner"]] = pick
-    for m in members:
-        pick = plan[m.id]
-        if pick["action"] == "gather":
-            gather(st, seat, m, pick)
-        elif pick["action"] == "fish":
-            fish(st, seat, m, pick["spot"])
-    movers: dict[int, list[Member]] = {}
-    for m in members:
-        if plan[m.id]["action"] == "transport":
-            movers.setdefault(plan[m.id]["idol"], []).append(m)
-    for idol_id in sorted(movers, key=lambda i: (BOARD.order[str(st.idols[i].pos)], i)):
-        idol = st.idols[idol_id]
-        idol.moved = True
-        yield from move_idol(st, idol, transport_steps(st, seat, movers[idol_id]), seat, None)
-    if any(p["action"] == "recruit" for p in plan.values()):
+    frame = st.enter(
+        "tribe_actions",
+        members=[m.id for m in members],
+        plan=[None] * len(members),
+        idols=None,
+        k=0,
+    )
+    members = [st.members[i] for i in frame["members"]]
+    plan: list[dict[str, Any] | None] = frame["plan"]
+    if frame["idols"] is None:
+        for k, m in enumerate(members):
+            if plan[k] is not None:
+                continue
+            chosen = {o.id: p for o, p in zip(members, plan, strict=True) if p is not None}
+            undecided = [o for o in members if o.id not in chosen and o is not m]
+            options = member_options(st, seat, m, chosen, undecided)
+            pick = yield from st.ask(
+                seat, "action", options, f"Action for member {m.id} at {m.pos}?"
+            )
+            plan[k] = pick
+            if pick["action"] == "recruit":
+                plan[frame["members"].index(pick["partner"])] = pick
+        for m, pick in zip(members, plan, strict=True):
+            assert pick is not None
+            if pick["action"] == "gather":
+                gather(st, seat, m, pick)
+            elif pick["action"] == "fish":
+                fish(st, seat, m, pick["spot"])
+        moved = {p["idol"] for p in plan if p is not None and p["action"] == "transport"}
+        frame["idols"] = sorted(moved, key=lambda i: (BOARD.order[str(st.idols[i].pos)], i))
+    while frame["k"] < len(frame["idols"]):
+        idol = st.idols[frame["idols"][frame["k"]]]
+        movers = [
+            m
+            for m, p in zip(members, plan, strict=True)
+            if p is not None and p["action"] == "transport" and p["idol"] == idol.id
+        ]
+        if not st.resuming():
+            idol.moved = True
+        yield from move_idol(st, idol, transport_steps(st, seat, movers), seat, None)
+        frame["k"] += 1
+    st.leave()
+    if any(p is not None and p["action"] == "recruit" for p in plan):
         st.tribes[seat].recruited = True
         st.new_member(seat, ACTIVE).new_this_turn = True
         st.emit({"type": "member_gained", "seat": seat, "why": "recruit"})
@@ -188,49 +216,70 @@ def fish(st: MotoraState, seat: int, m: Member, spot: str) -> None:
 
 
 def consumption(st: MotoraState) -> Flow:
-    """RULES.md 11.4-11.5: needs from a snapshot; food, water, shelter; checks once at the end."""
-    needs = {}
-    for seat in st.order():
-        own = [m for m in st.own(seat) if not m.new_this_turn and not m.home_first]
-        held = [m for m in st.prisoners_of(seat) if not m.captured_this_turn]
-        base = len(own) + len(held)
-        mods = {
-            r: st.need_mod.get(r, 0) + st.tribes[seat].need_mod.get(r, 0)
-            for r in ("food", "water", "shelter")
-        }
-        needs[seat] = {
-            "food": base + mods["food"],
-            "water": base + mods["water"],
-            "shelter": 1 + mods["shelter"],
-        }
-    for seat in st.order():
+    """RULES.md 11.4-11.5: needs from a snapshot; food, water, shelter; checks once at the end.
+
+    The frame holds the needs per tribe in turn order and which resource is being paid.
+    """
+    order = st.order()
+    frame = st.enter("consumption", order=order, needs=[needs(st, s) for s in order], i=0, r=0)
+    while frame["i"] < len(frame["order"]):
+        seat, need = frame["order"][frame["i"]], frame["needs"][frame["i"]]
         tribe = st.tribes[seat]
-        need = needs[seat]
-        st.emit({"type": "consumption", "seat": seat, **need})
-        for resource in ("food", "water"):
-            have = getattr(tribe, resource)
-            if have >= need[resource]:
-                st.gain(seat, resource, -need[resource], "consumption")
-                continue
-            st.gain(seat, resource, -have, "consumption")
+        if frame["r"] == 0 and not st.resuming():
+            st.emit({"type": "consumption", "seat": seat, **need})
+        while frame["r"] < 2:
+            resource = ("food", "water")[frame["r"]]
+            if not st.resuming():
+                have = getattr(tribe, resource)
+                if have >= need[resource]:
+                    st.gain(seat, resource, -need[resource], "consumption")
+                    frame["r"] += 1
+                    continue
+                st.gain(seat, resource, -have, "consumption")
             yield from shortage_death(st, seat, resource)
+            frame["r"] += 1
         if tribe.shelter >= need["shelter"]:
             st.gain(seat, "shelter", -need["shelter"], "consumption")
         else:
             collapse(st, seat)
+        frame.update(i=frame["i"] + 1, r=0)
+    st.leave()
     check(st)
+
+
+def needs(st: MotoraState, seat: int) -> dict[str, int]:
+    """What the tribe consumes this turn (RULES.md 11.4): members fed, prisoners held, mods."""
+    own = [m for m in st.own(seat) if not m.new_this_turn and not m.home_first]
+    held = [m for m in st.prisoners_of(seat) if not m.captured_this_turn]
+    base = len(own) + len(held)
+    mods = {
+        r: st.need_mod.get(r, 0) + st.tribes[seat].need_mod.get(r, 0)
+        for r in ("food", "water", "shelter")
+    }
+    return {
+        "food": base + mods["food"],
+        "water": base + mods["water"],
+        "shelter": 1 + mods["shelter"],
+    }
 
 
 def shortage_death(st: MotoraState, seat: int, resource: str) -> Flow:
     """RULES.md 11.5: the tribe picks one own living member (never a prisoner) and its shrine."""
+    fresh = not st.resuming()
+    frame = st.enter("shortage", victim=None)
+    if fresh:
+        st.emit({"type": "shortage", "seat": seat, "resource": resource})
     victims = st.own(seat)
-    st.emit({"type": "shortage", "seat": seat, "resource": resource})
-    if not victims:
-        return
-    options = [{"member": m.id, "state": m.state, "position": m.pos} for m in victims]
-    pick = yield from st.ask(seat, "victim", options, f"Short of {resource}: who dies?")
+    if frame["victim"] is None:
+        if not victims:
+            st.leave()
+            return
+        options = [{"member": m.id, "state": m.state, "position": m.pos} for m in victims]
+        pick = yield from st.ask(seat, "victim", options, f"Short of {resource}: who dies?")
+        frame["victim"] = pick["member"]
     shrine = yield from st.choose_shrine(seat, "dead_shrine", "Which shrine receives the dead?")
-    st.shrine_dead(st.members[pick["member"]], seat, shrine, "shortage_" + resource)
+    st.leave()
+    st.shrine_dead(st.members[frame["victim"]], seat, shrine, "shortage_" + resource)
 
 
 def collapse(st: MotoraState, seat: int) -> None:

@@ -3,8 +3,12 @@
 The rules run as one Python generator (``flow.play``) that yields a :class:`Decision` whenever a
 tribe must choose and receives the chosen option back. Nested procedures (an event starting a
 fight that asks for rerolls) are plain ``yield from`` calls, so the code reads like RULES.md.
-A generator cannot be copied, so :meth:`MotoraState.clone` and snapshots rebuild the state by
-replaying the answers from the seed (same seed + same answers = same game).
+
+A generator cannot be copied, so each procedure that can be suspended keeps its progress (loop
+indexes, the dice of a fight, a tribe's action plan) in a *frame*, a small JSON-able map on
+``frames``, the flow's stack. A position holds the data and the stack; loading it starts the
+generator afresh, and every procedure, finding its frame already there, skips what it had done and
+asks the same decision again (:meth:`MotoraState.enter`). Clones and snapshots are position copies.
 """
 
 from __future__ import annotations
@@ -44,16 +48,24 @@ class GameOver(Exception):
         self.winners = winners
 
 
+class ResumeError(Exception):
+    """A loaded stack that the flow cannot follow (the position names it as ``stack``)."""
+
+
 class MotoraState(State):
     """A game in progress; see the package README for decisions, view and events."""
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
-        self.players = players
-        self.seed = seed
-        self.options = dict(options)
+        self.blank(players, options)
         self.rng = random.Random(seed)
+        self.start()
+
+    def blank(self, players: int, options: dict[str, Any]) -> None:
+        """Empty fields before setup (a new game) or before a position fills them in."""
+        self.players = players
+        self.options = dict(options)
+        self.rng: random.Random
         self.log = EventLog()
-        self.answers: list[int] = []
         self.tribes = [Tribe(seat=s) for s in range(players)]
         self.members: list[Member] = []
         self.idols: list[Idol] = []
@@ -75,8 +87,14 @@ class MotoraState(State):
         self.fight: dict[str, Any] | None = None
         self.result: GameOver | None = None
         self._pending: tuple[Decision, ...] = ()
+        self.frames: list[dict[str, Any]] = []  # the flow's stack, outermost procedure first
+        self._depth = 0  # frames entered by the running generator (fewer while resuming)
+
+    def start(self) -> None:
+        """Run the rules generator up to its first decision, resuming from ``frames`` if any."""
         from .flow import play  # the flow imports the phases, which use this module
 
+        self._depth = 0
         self._gen = play(self)
         self._resume(None)
 
@@ -103,20 +121,58 @@ class MotoraState(State):
             raise IllegalChoice(f"choice must be an int, got {choice!r}")
         if not 0 <= choice < len(decision.options):
             raise IllegalChoice(f"choice {choice} out of range 0..{len(decision.options) - 1}")
-        self.answers.append(choice)
         self._resume(choice)
 
     def ask(
         self, seat: int, kind: str, options: list[dict[str, Any]], prompt: str
     ) -> Generator[Decision, int, dict[str, Any]]:
         """Yield one decision and return the chosen option."""
+        if self.resuming():
+            raise ResumeError(f"frame {self._depth} ({self.frames[self._depth]['proc']}) unused")
         index = yield Decision(seat, kind, tuple(options), prompt)
         return options[index]
 
+    # ----------------------------------------------------------------- the flow's stack
+    def resuming(self) -> bool:
+        """True while a loaded stack still has frames below the running procedure."""
+        return self._depth < len(self.frames)
+
+    def enter(self, proc: str, **fields: Any) -> dict[str, Any]:
+        """The frame of procedure ``proc``: the loaded one when resuming, else a new one."""
+        depth = self._depth
+        self._depth += 1
+        if depth < len(self.frames):
+            frame = self.frames[depth]
+            if frame.get("proc") != proc:
+                raise ResumeError(f"frame {depth} is {frame.get('proc')!r}, expected {proc!r}")
+            return frame
+        frame = {"proc": proc, **fields}
+        self.frames.append(frame)
+        return frame
+
+    def leave(self) -> None:
+        """The running procedure is done: drop its frame."""
+        self._depth -= 1
+        self.frames.pop()
+
+    def clone(self) -> MotoraState:
+        """A position copy: its cost depends on the table, not on the length of the game."""
+        from .position import load_position, write_position
+
+        return load_position(self.players, self.options, write_position(self), check=False)
+
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self.players, self.seed, self.options, list(self.answers)))
+        """Snapshots and deep copies: the position plus the event log (a clone drops the log)."""
+        from .position import write_position
+
+        return (_rebuild, (self.players, self.options, write_position(self), self.log))
 
     # ----------------------------------------------------------------- contract
+    def position(self) -> dict[str, Any]:
+        from .position import write_position
+
+        return write_position(self)
+
     def view(self, seat: int) -> dict[str, Any]:
         return seat_view(self, seat)
 
@@ -295,9 +351,12 @@ def rotation(players: int, first: int) -> tuple[int, ...]:
     return (*range(first, players), *range(first))
 
 
-def _rebuild(players: int, seed: int, options: dict[str, Any], answers: list[int]) -> MotoraState:
-    """Recreate a state by replaying its answers (used by clone, deepcopy and pickle)."""
-    state = MotoraState(players, seed, options)
-    for choice in answers:
-        state.act(state.pending()[0].seat, choice)
+def _rebuild(
+    players: int, options: dict[str, Any], position: dict[str, Any], log: EventLog
+) -> MotoraState:
+    """Recreate a state from its position and log (used by deepcopy and pickle)."""
+    from .position import load_position
+
+    state = load_position(players, options, position, check=False)
+    state.log = log
     return state

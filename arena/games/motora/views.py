@@ -8,6 +8,7 @@ fraction of a map, and a map of over 16 keys (a tribe's) costs several times mor
 
 from __future__ import annotations
 
+import json
 from itertools import compress
 from typing import TYPE_CHECKING, Any
 
@@ -81,7 +82,19 @@ def view(st: MotoraState, seat: int) -> dict[str, Any]:
         "need_modifiers": dict(st.need_mod),
         "fight": st.fight,
         "hand": _hand(st, seat, carried_by),
+        "gathered": sorted(st.gathered, key=BOARD.order.__getitem__) if st.gathered else [],
+        "fished": [list(pair) for pair in st.fished],
+        "stack": _stack(st, seat),
     }
+
+
+def _stack(st: MotoraState, seat: int) -> list[dict[str, Any]] | None:
+    """The flow's stack for the seat being asked (all of it is public or its own; search bots
+    rebuild the decision from it), None for any other seat."""
+    pending = st.pending()
+    if not pending or pending[0].seat != seat:
+        return None
+    return json.loads(json.dumps(st.frames))
 
 
 def public_data() -> dict[str, Any]:

@@ -164,19 +164,23 @@ def test_no_leak(players: int) -> None:
 
 
 def test_clone_and_snapshot_replay_the_game() -> None:
-    """A clone (and a restored snapshot) is the same game and goes on identically."""
+    """A clone (and a restored snapshot) is the same game and goes on identically; the clone's
+    log starts empty, like a loaded position's."""
     from tests.games.engine_checks import digest
 
     state, answers = random_answers(GAME, 4, 5, policy_seed=5)
     half = GAME.new(4, 5)
     for choice in [c for _, c in answers[: len(answers) // 2]]:
         half.act(half.pending()[0].seat, choice)
+    before = half.event_count()
     twin = half.clone()
     restored = GAME.restore(half.snapshot())
     for s in (half, twin, restored):
         for choice in [c for _, c in answers[len(answers) // 2 :]]:
             s.act(s.pending()[0].seat, choice)
-        assert digest(s) == digest(state)
+    assert digest(half) == digest(restored) == digest(state)
+    assert twin.event_log() == state.event_log()[before:]
+    assert twin.outcome() == state.outcome()
 
 
 def test_public_data_and_view_are_msgpack_able() -> None:

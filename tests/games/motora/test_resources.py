@@ -325,11 +325,11 @@ def test_shelter_collapse() -> None:
 def test_stockpile_cap_variant() -> None:
     """RULES.md 11.6, 17.60: no cap by default; the option cuts stocks after consumption."""
     st = fresh(2, stockpile_cap=5)
-    run(resources.action_phase(st))
+    run(resources.consumption_step(st))
     assert all(max(t.food, t.water, t.shelter) <= 5 for t in st.tribes)
     st2 = fresh(2)
     st2.tribes[0].food = 50
-    run(resources.action_phase(st2))
+    run(resources.consumption_step(st2))
     assert st2.tribes[0].food == 44
 
 
