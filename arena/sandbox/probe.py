@@ -97,7 +97,7 @@ def choose(level: str | None) -> str:
         for name in CONFINED:
             if found.levels[name].works:
                 return name
-        why = "; ".join(found.levels[name].reason for name in CONFINED)
+        why = "; ".join(dict.fromkeys(found.levels[name].reason for name in CONFINED))
         raise SandboxError(
             f"no sandbox level that confines bots works here ({why}); fix that (see `arena "
             "sandbox probe`), or run bots unsandboxed only by asking for it: --sandbox rlimits, "
