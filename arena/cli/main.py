@@ -22,6 +22,7 @@ from arena.match.check_bot import DEFAULT_GAMES, CheckError, check_bot, render, 
 from arena.match.faults import FaultPolicy
 from arena.match.referee import Limits, MatchResult, default_match_id, play_match
 from arena.match.replay import ReplayError, describe, log_lines, read, verify
+from arena.sandbox import UNSANDBOXED, SandboxError
 from arena.sandbox import choose as choose_level
 
 app = typer.Typer(
@@ -152,6 +153,8 @@ def play(
         policy = FaultPolicy(max_strikes=max_strikes).merged(parse_options(fault or [], "--fault"))
     except (UnknownGame, OptionError, BotCommandError, ValueError) as exc:
         fail(str(exc))
+    if level == "rlimits":
+        typer.echo(f"arena: warning: {UNSANDBOXED}", err=True)
     limits = Limits(init_ms=init_ms, move_ms=move_ms, bank_ms=bank_ms)
     match_id = default_match_id(game.id, seed, [s.name for s in specs], options)
     path = replay or Path("replays") / f"{game.id}-{seed}-{match_id[:8]}.json"
@@ -213,7 +216,7 @@ def check_bot_command(
         spec.check(choose_level(None))
         limits = Limits(init_ms=init_ms, move_ms=move_ms, bank_ms=bank_ms)
         report = check_bot(game, spec, games, players, seed, limits, parse_options(option or []))
-    except (UnknownGame, OptionError, BotCommandError, CheckError) as exc:
+    except (UnknownGame, OptionError, BotCommandError, CheckError, SandboxError) as exc:
         fail(str(exc))
     for line in render(report):
         typer.echo(line)
