@@ -18,7 +18,7 @@ from typing import Any
 
 from arena.games.base import Game
 from arena.match.bots import BotSpec, parse_bot, unique_names
-from arena.match.referee import OK, Limits, MatchResult, SeatResult, play_match
+from arena.match.referee import HOST_VOID, OK, Limits, MatchResult, SeatResult, play_match
 from arena.match.replay import log_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -152,6 +152,8 @@ def check_bot(
         specs = unique_names([*others[:seat], bot, *others[seat:]])
         result = play_match(game, specs, match_seed, options, limits, ask_forced=True)
         _collect(report, index + 1, match_seed, seat, result)
+        if result.void is not None and result.void.startswith(HOST_VOID):
+            break  # this machine cannot start bots: more games would say the same
     return report
 
 
@@ -215,6 +217,11 @@ def render(report: CheckReport) -> list[str]:
 
 def _run_line(run: GameRun) -> str:
     head = f"game {run.number} (seed {run.seed}, seat {run.seat}):"
+    if run.void is not None and run.void.startswith(HOST_VOID):
+        return (
+            f"{head} void: this machine could not start the bots, a problem of the host, not "
+            f"of the bot (`arena sandbox probe` says more): {run.void[len(HOST_VOID) :]}"
+        )
     if run.void is not None:
         return f"{head} void, a referee or engine error, not the bot's fault: {run.void}"
     if run.status == OK:
@@ -257,6 +264,11 @@ def verdict(report: CheckReport) -> str:
     voids = sum(r.void is not None for r in report.runs)
     if report.clean:
         return f"check-bot: ok: {played}, no protocol problems"
+    if any(r.void is not None and r.void.startswith(HOST_VOID) for r in report.runs):
+        return (
+            "check-bot: NOT CHECKED: this machine could not start the bots (a host problem, "
+            "not the bot's); fix it and check again"
+        )
     counts = report.counts()
     problems = sum(counts.values())
     parts = [f"{n} {code}" for code, n in counts.items()]
