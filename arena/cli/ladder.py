@@ -8,6 +8,7 @@ resumes when the same command runs again; a match still void after its retries e
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import sys
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
+from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -29,7 +31,7 @@ from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
 from arena.ladder.executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
 from arena.ladder.ratings import compare, head_to_head, ladder_stats, seat_effects
-from arena.ladder.store import Store, StoreError
+from arena.ladder.store import CommandChanged, Store, StoreError
 from arena.report import tables as report
 from arena.report.html import write_report
 
@@ -52,7 +54,9 @@ def _config(path: Path, fmt: str = "table", check_bots: bool = False) -> LadderC
     try:
         return load_ladder(path, check_bots=check_bots)
     except LadderConfigError as exc:
-        _fail(str(exc))
+        for problem in exc.problems[:-1]:  # every mistake of the file, one line each
+            typer.echo(f"arena: error: {problem}", err=True)
+        _fail(exc.problems[-1])
 
 
 @contextmanager
@@ -82,6 +86,17 @@ def _show(cfg: LadderConfig, store: Store, fmt: str) -> None:
     schedule, stored = ladder.records(cfg, store)
     stats = ladder_stats(stored, cfg.rating, cfg.bot_names)
     typer.echo(report.ladder_table(stats, fmt, _header(cfg, len(stored), len(schedule))))
+    known = store.commands()
+    for bot in cfg.bots:
+        before = known.get(bot.name)
+        if before is not None and before != bot.command:
+            typer.echo(
+                f"note: {cfg.path}: bot {bot.name!r}: the file's command differs from the one its "
+                f"stored results were played with ({shlex.join(before)!r}); `arena ladder run` "
+                f"refuses to mix them: `arena ladder forget {cfg.path} --bot {bot.name}` drops "
+                "its matches",
+                err=True,
+            )
     outside = len(store.done_ids() - {s.match_id for s in schedule})
     if outside:
         typer.echo(
@@ -89,21 +104,54 @@ def _show(cfg: LadderConfig, store: Store, fmt: str) -> None:
         )
 
 
+PROGRESS_EVERY_S = 10.0  # between progress lines when the output is not a terminal
+
+
 @contextmanager
-def _progress(enabled: bool) -> Iterator[ladder.Progress | None]:
-    """A rich bar (done/total, rate, ETA, faults) on a terminal; nothing in logs and tests."""
-    if not enabled:
+def _progress(name: str, quiet: bool) -> Iterator[ladder.Progress | None]:
+    """A bar named after the ladder (done/total, rate, ETA, faults) on a terminal; elsewhere
+    (CI, ``nohup``, a pipe) a line on stderr every ``PROGRESS_EVERY_S`` seconds."""
+    if quiet:
         yield None
-        return
+    elif sys.stderr.isatty():
+        with _bar(name) as update:
+            yield update
+    else:
+        yield _lines(name)
+
+
+def _lines(name: str) -> ladder.Progress:
+    started = time.monotonic()
+    state = {"base": -1, "last": started}
+
+    def update(done: int, total: int, faults: int) -> None:
+        now = time.monotonic()
+        if state["base"] < 0:  # the first call reports what was stored before
+            state["base"] = done
+        if now - state["last"] < PROGRESS_EVERY_S and done < total:
+            return
+        state["last"] = now
+        rate = (done - state["base"]) / max(1e-9, now - started)
+        left = f", about {(total - done) / rate:.0f} s left" if rate > 0 and done < total else ""
+        typer.echo(
+            f"{name}: {done}/{total} matches, {rate:.2f}/s, {faults} bot faults{left}", err=True
+        )
+
+    return update
+
+
+@contextmanager
+def _bar(name: str) -> Iterator[ladder.Progress]:
     columns = (
+        TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[rate]}"),
         TimeRemainingColumn(),
         TextColumn("faults {task.fields[faults]}"),
     )
-    with Progress(*columns) as bar:
-        task = bar.add_task("matches", total=None, rate="", faults=0)
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task(name, total=None, rate="", faults=0)
         started = time.monotonic()
         baseline: dict[str, int] = {}
 
@@ -143,27 +191,43 @@ def run(
     """
     cfg = _config(path, fmt, check_bots=True)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops like Ctrl-C
-    silent = quiet or not sys.stdout.isatty()
     try:
         with (
             _executor(workers or os.cpu_count() or 1, cluster) as executor,
-            _progress(not silent) as progress,
+            _progress(cfg.name, quiet) as progress,
         ):
             summary = ladder.run_ladder(cfg, executor, progress)
+    except CommandChanged as exc:
+        _fail(
+            f"{path}: {exc}; give the bot a new name, or drop its stored matches: "
+            f"arena ladder forget {path} --bot {exc.bot}"
+        )
     except StoreError as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
-        _fail("interrupted; run the same command again to resume", code=130)
+        _fail(f"interrupted: {_stored(cfg)}; run the same command again to resume", code=130)
+    # A void match is played again, up to MAX_ATTEMPTS tries: said only when it happened.
+    again = f" ({summary.retries} replays of void matches)" if summary.retries else ""
+    void = f"{summary.failed} void after {ladder.MAX_ATTEMPTS} tries, " if summary.failed else ""
     typer.echo(
         f"{cfg.name}: {summary.scheduled} matches scheduled, {summary.already} stored before, "
-        f"{summary.played} played, {summary.failed} void after {ladder.MAX_ATTEMPTS} tries, "
-        f"{summary.retries} retries, {summary.faults} bot faults, {summary.elapsed_s:.1f} s",
+        f"{summary.played} played{again}, {void}{summary.faults} bot faults, "
+        f"{summary.elapsed_s:.1f} s",
         err=True,
     )
     with _reading(cfg) as store:
         _show(cfg, store, fmt)
     if summary.failed:
         _fail(f"{summary.failed} matches stayed void; run again to retry them", code=1)
+
+
+def _stored(cfg: LadderConfig) -> str:
+    """How much of the schedule is safely stored, for the organiser who just stopped a run."""
+    if not cfg.database.is_file():
+        return "no match stored yet"
+    with _reading(cfg) as store:
+        schedule, stored = ladder.records(cfg, store)
+    return f"{len(stored)} of {len(schedule)} matches stored (those in flight are lost)"
 
 
 @ladder_app.command()

@@ -2,7 +2,9 @@
 
 A mistake in a ladder file is found here, named by file and key (``ladders/x.toml:
 bots[2].command: expected a string, got 3``), so a run never starts on a half-valid file and
-the database is never touched by one. ``ladders/README.md`` documents every key.
+the database is never touched by one. Every mistake is reported, not only the first, each on
+its own line, with the nearest key or bot name when one is close (``round`` -> ``rounds``).
+``ladders/README.md`` documents every key.
 
 Path rule: every relative path in the file (``database``, ``replays``, ``root``, a bot's
 ``cwd``) is relative to the directory holding the ladder file, never to the shell's directory.
@@ -10,20 +12,21 @@ Path rule: every relative path in the file (``database``, ``replays``, ``root``,
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import math
 import shlex
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from arena.games import UnknownGame, load_game
+from arena.games import UnknownGame, available_games, load_game
 from arena.games.base import Game, OptionError
 from arena.ladder.ratings import RatingSettings
-from arena.match.bots import BOT_NAME, TRANSPORTS, BotCommandError, BotSpec
+from arena.match.bots import BOT_NAME, TRANSPORTS, BotCommandError, BotSpec, default_name
 from arena.match.faults import FaultPolicy
 from arena.match.referee import Limits
 from arena.sandbox import LEVELS, SandboxError, SandboxLimits
@@ -32,10 +35,15 @@ from arena.sandbox import choose as choose_level
 FORMATS = ("round-robin", "gauntlet")
 MODELS = ("trueskill", "openskill")
 DEFAULT_MAX_TABLES = 200
+T = TypeVar("T")
 
 
 class LadderConfigError(ValueError):
-    """A ladder file that cannot be run; the message names the file and the key."""
+    """A ladder file that cannot be run; each problem (one line) names the file and the key."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -75,13 +83,30 @@ def _type_name(value: Any) -> str:
     return f"{value!r}" if isinstance(value, str | int | float | bool) else type(value).__name__
 
 
-class _Reader:
-    """Reads one TOML table, naming the file and the dotted key in every error."""
+def nearest(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest choice to a mistyped ``word``, else ``""``."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
-    def __init__(self, label: str, data: Mapping[str, Any], prefix: str = "") -> None:
+
+class _Reader:
+    """Reads one TOML table, naming the file and the dotted key in every error.
+
+    ``problems`` is shared by a file's readers: ``only`` and ``attempt`` record a mistake there
+    and let the reading go on, so one pass reports every mistake of the file.
+    """
+
+    def __init__(
+        self,
+        label: str,
+        data: Mapping[str, Any],
+        prefix: str = "",
+        problems: list[str] | None = None,
+    ) -> None:
         self.label = label
         self.data = data
         self.prefix = prefix
+        self.problems = [] if problems is None else problems
 
     def error(self, key: str, message: str) -> LadderConfigError:
         return LadderConfigError(f"{self.label}: {self.prefix}{key}: {message}")
@@ -89,7 +114,17 @@ class _Reader:
     def only(self, allowed: tuple[str, ...]) -> None:
         for key in self.data:
             if key not in allowed:
-                raise self.error(key, f"unknown key (expected one of: {', '.join(allowed)})")
+                hint = nearest(key, allowed)
+                expected = f"expected one of: {', '.join(allowed)}"
+                self.problems.append(str(self.error(key, f"unknown key{hint} ({expected})")))
+
+    def attempt(self, read: Callable[[], T], fallback: T) -> T:
+        """``read()``, or ``fallback`` with its mistakes recorded."""
+        try:
+            return read()
+        except LadderConfigError as exc:
+            self.problems.extend(exc.problems)
+            return fallback
 
     def get(self, key: str, kind: str, default: Any = None, required: bool = False) -> Any:
         if key not in self.data:
@@ -115,7 +150,9 @@ class _Reader:
         return value
 
     def table(self, key: str) -> _Reader:
-        return _Reader(self.label, self.get(key, "a table", {}), f"{self.prefix}{key}.")
+        """The sub-table ``key`` (empty, with the mistake recorded, when it is not a table)."""
+        data = self.attempt(lambda: self.get(key, "a table", {}), {})
+        return _Reader(self.label, data, f"{self.prefix}{key}.", self.problems)
 
 
 _CHECKS: dict[str, Callable[[Any], bool]] = {
@@ -162,44 +199,54 @@ def load_ladder(path: Path, check_bots: bool = True) -> LadderConfig:
         raise LadderConfigError(f"{label}: cannot read: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise LadderConfigError(f"{label}: not valid TOML: {exc}") from None
-    top = _Reader(label, data)
+    problems: list[str] = []
+    top = _Reader(label, data, problems=problems)
     top.only(TOP_KEYS)
     base = path.resolve().parent
-    game = _game(top)
-    seats = top.get("seats", "an integer", required=True)
-    if not game.min_players <= seats <= game.max_players:
-        raise top.error(
-            "seats",
-            f"{game.id} takes {game.min_players} to {game.max_players} players, got {seats}",
-        )
-    options = _options(top, game, seats)
-    root = (base / top.get("root", "a string", ".")).resolve()
+    game = top.attempt(lambda: _game(top), None)
+    seats = top.attempt(lambda: _seats(top, game), 0)
+    options = top.attempt(lambda: _options(top, game, seats), {}) if game and seats else {}
+    root = top.attempt(lambda: (base / top.get("root", "a string", ".")).resolve(), base)
     limits_table = top.table("limits")
     limits_table.only(CLOCK_KEYS + SANDBOX_KEYS)
-    sandbox_limits = _sandbox_limits(limits_table, SandboxLimits())
-    bots = _bots(top, root, check_bots, sandbox_limits)
-    if len(bots) < seats:
-        raise top.error("bots", f"{len(bots)} bots cannot fill {seats} seats")
-    fmt, candidate = _format(top, bots, seats)
+    sandbox_limits = top.attempt(
+        lambda: _sandbox_limits(limits_table, SandboxLimits()), SandboxLimits()
+    )
+    level = top.attempt(lambda: _sandbox_level(top, check_bots), None)
+    before = len(problems)
+    bots = _bots(top, root, check_bots, sandbox_limits, level)
+    if seats and len(problems) == before and len(bots) < seats:
+        problems.append(str(top.error("bots", f"{len(bots)} bots cannot fill {seats} seats")))
+    fmt, candidate = top.attempt(lambda: _format(top, bots, seats), ("round-robin", None))
+    cfg = {
+        "name": top.attempt(lambda: top.get("name", "a string", path.stem), path.stem),
+        "limits": top.attempt(lambda: _limits(limits_table), Limits()),
+        "policy": top.attempt(lambda: _policy(top.table("faults")), FaultPolicy()),
+        "rounds": top.attempt(lambda: top.integer("rounds", 1, 1), 1),
+        "seed": top.attempt(lambda: top.integer("seed", 0, 0), 0),
+        "max_tables": top.attempt(
+            lambda: top.integer("max_tables", DEFAULT_MAX_TABLES, 1), DEFAULT_MAX_TABLES
+        ),
+        "rating": top.attempt(lambda: _rating(top.table("rating")), RatingSettings()),
+        "database": top.attempt(
+            lambda: base / top.get("database", "a string", f"{path.stem}.db"), base
+        ),
+        "replays": top.attempt(lambda: _replays(top, base, path.stem), None),
+    }
+    if problems:
+        raise LadderConfigError(*problems)
+    assert game is not None
     return LadderConfig(
         path=path,
-        name=top.get("name", "a string", path.stem),
         game=game,
         seats=seats,
         options=options,
         bots=bots,
-        limits=_limits(limits_table),
         sandbox_limits=sandbox_limits,
-        sandbox=_sandbox_level(top, check_bots),
-        policy=_policy(top.table("faults")),
+        sandbox=level,
         format=fmt,
         candidate=candidate,
-        rounds=top.integer("rounds", 1, 1),
-        seed=top.integer("seed", 0, 0),
-        max_tables=top.integer("max_tables", DEFAULT_MAX_TABLES, 1),
-        rating=_rating(top.table("rating")),
-        database=base / top.get("database", "a string", f"{path.stem}.db"),
-        replays=_replays(top, base, path.stem),
+        **cfg,
     )
 
 
@@ -208,7 +255,17 @@ def _game(top: _Reader) -> Game:
     try:
         return load_game(game_id)
     except UnknownGame as exc:
-        raise top.error("game", str(exc)) from None
+        raise top.error("game", f"{exc}{nearest(game_id, available_games())}") from None
+
+
+def _seats(top: _Reader, game: Game | None) -> int:
+    seats = top.get("seats", "an integer", required=True)
+    if game is not None and not game.min_players <= seats <= game.max_players:
+        raise top.error(
+            "seats",
+            f"{game.id} takes {game.min_players} to {game.max_players} players, got {seats}",
+        )
+    return seats
 
 
 def _options(top: _Reader, game: Game, seats: int) -> dict[str, Any]:
@@ -224,46 +281,66 @@ def _options(top: _Reader, game: Game, seats: int) -> dict[str, Any]:
         raise top.error("options", str(exc)) from None
 
 
-def _bots(top: _Reader, root: Path, check: bool, limits: SandboxLimits) -> tuple[BotSpec, ...]:
-    entries = top.get("bots", "an array of tables", required=True)
+def _bots(
+    top: _Reader, root: Path, check: bool, limits: SandboxLimits, level: str | None
+) -> tuple[BotSpec, ...]:
+    """Every bot entry checked on its own, each entry's mistakes recorded; the good ones."""
+    entries = top.attempt(lambda: top.get("bots", "an array of tables", required=True), [])
     seen: dict[str, int] = {}
     bots = []
+    running = top.attempt(lambda: _running_level(top, level), None) if check and entries else None
     for i, entry in enumerate(entries):
-        item = _Reader(top.label, entry, f"bots[{i}].")
-        item.only(("name", "command", "cwd", "transport", "limits"))
-        name = item.get("name", "a string", required=True)
-        if not BOT_NAME.match(name):
-            raise item.error("name", f"expected 1-64 letters, digits or _.@+-, got {name!r}")
-        if name in seen:
-            raise item.error("name", f"{name!r} is already the name of bots[{seen[name]}]")
-        seen[name] = i
-        command = item.get("command", "a string or an array of strings", required=True)
-        try:
-            argv = tuple(shlex.split(command) if isinstance(command, str) else command)
-        except ValueError as exc:
-            raise item.error("command", str(exc)) from None
-        if not argv:
-            raise item.error("command", "expected a command, got an empty one")
-        transport = item.get("transport", "a string", "zmq")
-        if transport not in TRANSPORTS:
-            allowed = ", ".join(TRANSPORTS)
-            raise item.error("transport", f"expected one of {allowed}, got {transport!r}")
-        own = item.table("limits")
-        own.only(SANDBOX_KEYS)
-        spec = BotSpec(
-            name,
-            argv,
-            (root / item.get("cwd", "a string", ".")).resolve(),
-            transport,
-            _sandbox_limits(own, limits) if own.data else None,
-        )
+        item = _Reader(top.label, entry, f"bots[{i}].", top.problems)
+        spec = item.attempt(lambda item=item: _bot(item, root, limits), None)
+        if spec is None:
+            continue
+        if spec.name in seen:
+            named = "" if "name" in entry else " (from its command: give it a name)"
+            message = f"{spec.name!r}{named} is already the name of bots[{seen[spec.name]}]"
+            top.problems.append(str(item.error("name", message)))
+            continue
+        seen[spec.name] = i
         if check:
             try:
-                spec.check()
+                spec.check(running)
             except BotCommandError as exc:
-                raise item.error("command", str(exc)) from None
+                top.problems.append(str(item.error("command", str(exc))))
+                continue
         bots.append(spec)
     return tuple(bots)
+
+
+def _running_level(top: _Reader, level: str | None) -> str:
+    """The level bots will run at (``level``, or the strongest available)."""
+    try:
+        return choose_level(level)
+    except SandboxError as exc:
+        raise top.error("sandbox", str(exc)) from None
+
+
+def _bot(item: _Reader, root: Path, limits: SandboxLimits) -> BotSpec:
+    """One ``[[bots]]`` entry; without a ``name``, the one its command implies (as on the
+    command line: the script's file stem)."""
+    item.only(("name", "command", "cwd", "transport", "limits"))
+    command = item.get("command", "a string or an array of strings", required=True)
+    try:
+        argv = tuple(shlex.split(command) if isinstance(command, str) else command)
+    except ValueError as exc:
+        raise item.error("command", str(exc)) from None
+    if not argv:
+        raise item.error("command", "expected a command, got an empty one")
+    cwd = (root / item.get("cwd", "a string", ".")).resolve()
+    name = item.get("name", "a string", default_name(argv, cwd))
+    if not BOT_NAME.match(name):
+        raise item.error("name", f"expected 1-64 letters, digits or _.@+-, got {name!r}")
+    transport = item.get("transport", "a string", "zmq")
+    if transport not in TRANSPORTS:
+        allowed = ", ".join(TRANSPORTS)
+        raise item.error("transport", f"expected one of {allowed}, got {transport!r}")
+    own = item.table("limits")
+    own.only(SANDBOX_KEYS)
+    own_limits = _sandbox_limits(own, limits) if own.data else None
+    return BotSpec(name, argv, cwd, transport, own_limits)
 
 
 def _format(top: _Reader, bots: tuple[BotSpec, ...], seats: int) -> tuple[str, str | None]:
@@ -277,8 +354,10 @@ def _format(top: _Reader, bots: tuple[BotSpec, ...], seats: int) -> tuple[str, s
         return fmt, None
     if candidate is None:
         raise top.error("candidate", 'missing: format = "gauntlet" needs a candidate bot name')
-    if candidate not in {b.name for b in bots}:
-        raise top.error("candidate", f"expected the name of a bot, got {candidate!r}")
+    names = [b.name for b in bots]
+    if candidate not in names:
+        hint = nearest(candidate, names)
+        raise top.error("candidate", f"expected the name of a bot, got {candidate!r}{hint}")
     return fmt, candidate
 
 

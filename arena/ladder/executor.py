@@ -24,6 +24,7 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +153,7 @@ class LocalExecutor(Executor):
         self.origin: dict[Any, cf.ProcessPoolExecutor] = {}
 
     def _pool(self) -> cf.ProcessPoolExecutor:
+        _quiet_resource_tracker()
         return cf.ProcessPoolExecutor(
             self.workers,
             mp_context=multiprocessing.get_context("spawn"),
@@ -189,6 +191,23 @@ class LocalExecutor(Executor):
                 worker.join(STOP_GRACE_S)
                 if worker.is_alive():
                     worker.kill()
+
+
+def _quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (once) with its stderr on /dev/null.
+
+    The pool's queues hold named semaphores, which the tracker unlinks when the runner dies
+    without closing them (SIGKILL); it also prints a ``leaked semaphore`` warning then, which
+    would be the last words on the organiser's terminal about a cleanup that went well.
+    """
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        resource_tracker.ensure_running()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 class DaskExecutor(Executor):

@@ -116,6 +116,18 @@ class StoreError(RuntimeError):
     """A database that is missing, from another schema, or at odds with the ladder file."""
 
 
+class CommandChanged(StoreError):
+    """A bot of the file whose command differs from the one its stored results were played
+    with: running on would mix two programs' results under one name."""
+
+    def __init__(self, bot: str, command: Sequence[str], before: Sequence[str]) -> None:
+        self.bot = bot
+        super().__init__(
+            f"bot {bot!r}: command {shlex.join(command)!r} differs from the one its stored "
+            f"results were played with ({shlex.join(before)!r})"
+        )
+
+
 class Store:
     """One open ladder database. Use :meth:`create` to run, :meth:`read` to report."""
 
@@ -198,20 +210,20 @@ class Store:
 
     def register_bots(self, bots: Sequence[BotSpec]) -> None:
         """Add new bots; refuse a known name whose command changed (its results would mix)."""
-        known = {r["name"]: r["command"] for r in self.conn.execute("SELECT * FROM bots")}
+        known = self.commands()
         for bot in bots:
-            command = json.dumps(list(bot.command))
-            if bot.name in known and known[bot.name] != command:
-                before = shlex.join(json.loads(known[bot.name]))
-                raise StoreError(
-                    f"bot {bot.name!r}: command {shlex.join(bot.command)!r} differs from the one "
-                    f"its stored results were played with ({before!r}); give it a new name"
-                )
+            if bot.name in known and known[bot.name] != bot.command:
+                raise CommandChanged(bot.name, bot.command, known[bot.name])
         with self.transaction():
             self.conn.executemany(
                 "INSERT OR IGNORE INTO bots VALUES (?, ?, ?)",
                 [(b.name, json.dumps(list(b.command)), time.time()) for b in bots],
             )
+
+    def commands(self) -> dict[str, tuple[str, ...]]:
+        """Each known bot's command, as its stored results were played with."""
+        rows = self.conn.execute("SELECT name, command FROM bots")
+        return {r["name"]: tuple(json.loads(r["command"])) for r in rows}
 
     def done_ids(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT id FROM matches WHERE status = 'done'")}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder.config import LadderConfigError, load_ladder
+from arena.ladder.config import CLOCK_KEYS, SANDBOX_KEYS, TOP_KEYS, LadderConfigError, load_ladder
 
 from .helpers import RANDOM, ROOT, arena
 
@@ -73,7 +73,7 @@ CASES = [
     (
         "bot cannot run",
         swap(f"{RANDOM} --seed 1", "no_such_bot.py"),
-        ": bots[0].command: bot 'r1': cannot read script no_such_bot.py",
+        ": bots[0].command: bot 'r1': no_such_bot.py: no such file",
     ),
     ("gauntlet", top('format = "gauntlet"'), ': candidate: missing: format = "gauntlet" needs'),
     ("bad format", top('format = "swiss"'), ": format: expected one of round-robin, gauntlet"),
@@ -189,3 +189,51 @@ def test_sandbox_limits_fault_policy_and_transport(tmp_path: Path) -> None:
     assert r3.limits is not None and (r3.limits.memory_mb, r3.limits.processes) == (2048, 32)
     assert cfg.policy.illegal_action == "substitute" and cfg.policy.max_strikes == 2
     assert cfg.policy.crash == "forfeit"
+
+
+def test_every_mistake_is_reported_with_the_nearest_key_or_name(tmp_path: Path) -> None:
+    text = BASE.replace("seats = 2", 'seats = "2"').replace('name = "r2"', 'name = "r2"\nsize = 1')
+    text = 'round = 3\nformat = "gauntlet"\ncandidate = "r11"\n' + text + "[limits]\nmove_s = 5\n"
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(LadderConfigError) as caught:
+        load_ladder(path)
+    assert [p.removeprefix(f"{path}: ") for p in caught.value.problems] == [
+        "round: unknown key (did you mean 'rounds'?) (expected one of: "
+        + ", ".join(TOP_KEYS)
+        + ")",
+        "seats: expected an integer, got '2'",
+        "limits.move_s: unknown key (did you mean 'move_ms'?) (expected one of: "
+        + ", ".join(CLOCK_KEYS + SANDBOX_KEYS)
+        + ")",
+        "bots[1].size: unknown key (expected one of: name, command, cwd, transport, limits)",
+        "candidate: expected the name of a bot, got 'r11' (did you mean 'r1'?)",
+    ]
+    out = arena("ladder", "show", str(path))
+    assert out.returncode == 2
+    lines = out.stderr.splitlines()
+    assert len(lines) == 5 and all(line.startswith(f"arena: error: {path}: ") for line in lines)
+
+
+def test_a_typo_in_the_game_suggests_the_nearest(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(BASE.replace("happy_mochi", "happy_moch"))
+    with pytest.raises(LadderConfigError, match=r"\(did you mean 'happy_mochi'\?\)$"):
+        load_ladder(path)
+
+
+def test_a_bot_without_a_name_takes_its_script_s(tmp_path: Path) -> None:
+    (tmp_path / "mochi_bot.rb").write_text("# a Ruby bot\n")
+    (tmp_path / "other.rb").write_text("# another\n")
+    text = BASE.replace('name = "r1"\n', "").replace(
+        f'command = "python {RANDOM} --seed 2"', 'command = "ruby mochi_bot.rb --seed 2"'
+    )
+    path = tmp_path / "x.toml"
+    path.write_text(text)
+    cfg = load_ladder(path, check_bots=False)
+    assert cfg.bot_names == ("random_bot", "r2", "r3")
+    path.write_text(text.replace('name = "r2"\n', ""))
+    assert load_ladder(path, check_bots=False).bot_names == ("random_bot", "mochi_bot", "r3")
+    path.write_text(text.replace('name = "r3"\n', ""))
+    with pytest.raises(LadderConfigError, match=r"bots\[2\].name: 'random_bot' \(from its "):
+        load_ladder(path, check_bots=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -72,8 +73,9 @@ def _gone(tag: str, folder: Path, within_s: float = 15) -> list[str]:
     return left
 
 
-def _interrupt(path: Path, sig: int) -> subprocess.CompletedProcess[str] | int:
-    """Start a 2-worker run, send ``sig`` once a few matches are stored; its exit status."""
+def _interrupt(path: Path, sig: int) -> tuple[int, str]:
+    """Start a 2-worker run, send ``sig`` once a few matches are stored; its exit status and
+    everything it and its helpers (the resource tracker) printed on stderr."""
     tag = uuid.uuid4().hex
     env = {**os.environ, "ARENA_TEST_RUN": tag}
     runner = subprocess.Popen(
@@ -95,7 +97,7 @@ def _interrupt(path: Path, sig: int) -> subprocess.CompletedProcess[str] | int:
     stored = stored_count(db)
     assert 3 <= stored < SCHEDULED, "the run must be stopped half-way"
     assert _gone(tag, path.parent) == [], "no worker or bot may outlive the runner"
-    return runner.returncode if sig == signal.SIGKILL else (runner.returncode, err)
+    return runner.returncode, err
 
 
 def _check_complete(path: Path, reference: dict) -> None:
@@ -113,7 +115,9 @@ def test_sigkill_mid_run_then_resume_matches_the_uninterrupted_table(
     reference: dict, tmp_path: Path
 ) -> None:
     path = write_ladder(tmp_path, own_bot_copy=True)
-    assert _interrupt(path, signal.SIGKILL) == -signal.SIGKILL
+    code, err = _interrupt(path, signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    assert "leaked" not in err, err  # the resource tracker cleans up without a warning
     _check_complete(path, reference)
 
 
@@ -121,7 +125,13 @@ def test_ctrl_c_stops_cleanly_and_resumes(reference: dict, tmp_path: Path) -> No
     path = write_ladder(tmp_path, own_bot_copy=True)
     code, err = _interrupt(path, signal.SIGINT)
     assert code == 130
-    assert err.strip().splitlines()[-1].startswith("arena: error: interrupted")
+    last = err.strip().splitlines()[-1]
+    assert re.fullmatch(
+        rf"arena: error: interrupted: \d+ of {SCHEDULED} matches stored \(those in flight are "
+        r"lost\); "
+        r"run the same command again to resume",
+        last,
+    ), last
     _check_complete(path, reference)
 
 
