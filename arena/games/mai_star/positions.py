@@ -188,7 +188,8 @@ class Reader:
             raise PositionError(where, "must be a map")
         extra = [k for k in value if k not in keys]
         if extra:
-            raise PositionError(f"{where}.{extra[0]}", "is not a field of a Mai-Star position")
+            at = extra[0] if where == "position" else f"{where}.{extra[0]}"
+            raise PositionError(at, "is not a field of a Mai-Star position")
         return value
 
     def int(self, value: Any, where: str, low: int, high: int | None = None) -> int:
@@ -317,7 +318,8 @@ def read(st: MaiStarState, data: Mapping[str, Any]) -> None:
     turn = r.map(get("turn"), "turn", TURN_FIELDS)
     st.suzune_used = r.bool(r.field(turn, "suzune_used", "turn.suzune_used"), "turn.suzune_used")
     st.momiji_used = r.bool(r.field(turn, "momiji_used", "turn.momiji_used"), "turn.momiji_used")
-    st.natsumi_uses = r.int(r.field(turn, "natsumi_uses", "turn.natsumi_uses"), "turn", 0, 2)
+    uses = r.field(turn, "natsumi_uses", "turn.natsumi_uses")
+    st.natsumi_uses = r.int(uses, "turn.natsumi_uses", 0, 2)
     boost = r.field(turn, "boost", "turn.boost")
     if boost is not None and boost not in COLOURS:
         raise PositionError("turn.boost", f"must be null or one of {COLOURS}, got {boost!r}")

@@ -112,6 +112,8 @@ def expand(game_id: str, version: str, short: Mapping[str, Any]) -> dict[str, An
     scores = _per_seat(short, "scores", players, lambda: [0] * (round_ - 1))
     extra = _per_seat(short, "extra_turns", players, int)
     active = short.get("active", 0)
+    if not isinstance(active, int) or isinstance(active, bool) or not 0 <= active < players:
+        raise PositionError("active", f"is not a seat of this {players}-player game: {active!r}")
     seats = [
         {
             "geisha": names[s],

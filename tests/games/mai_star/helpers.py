@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import random
-from collections import Counter
 from typing import Any
 
 from arena.games.base import State
 from arena.games.mai_star import GAME, MaiStarState
-from arena.games.mai_star.data import CARD_INDEX, FULL_DECK, GEISHA_INDEX, KANRYOU
+from arena.games.mai_star.data import FULL_DECK, KANRYOU
 
 _SORTED_DECK = sorted(FULL_DECK)
 FILLERS = ("actor_green", "actor_green", "actor_red", "actor_red", "actor_blue", "actor_blue")
@@ -25,47 +24,30 @@ def arranged(
     options: dict[str, Any] | None = None,
     seed: int = 0,
 ) -> MaiStarState:
-    """A state whose turn for ``active`` starts now, with exactly the given cards.
+    """A state whose turn for ``active`` starts now, with exactly the given cards: the game's
+    short position form (README.md "Short form"), read back by ``GAME.load``.
 
-    ``deck`` is listed top card first. Cards not placed anywhere go to the discard pile, so
-    every one of the 75 cards is still in exactly one place. Seats without a listed hand get
-    one Actor each (``FILLERS``), so the round does not end at once on an empty hand.
+    ``deck`` is listed top card first; cards not placed anywhere go to the discard pile. Seats
+    without a listed hand get one Actor each (``FILLERS``), so the round does not end at once
+    on an empty hand.
     """
-    st = GAME.new(len(geishas), seed, options)
-    assert isinstance(st, MaiStarState)
-    hands = hands if hands is not None else {}
-    pool = Counter(FULL_DECK)
-
-    def take(ids: list[str]) -> list[int]:
-        out = [CARD_INDEX[i] for i in ids]
-        for name, c in zip(ids, out, strict=True):
-            assert pool[c] > 0, f"no copy of {name} left to place"
-            pool[c] -= 1
-        return out
-
-    for s, name in enumerate(geishas):
-        area = st.seats[s]
-        area.geisha = GEISHA_INDEX[name]
-        area.hand = take(hands[s]) if s in hands else []
-        area.guests = take((guests or {}).get(s, []))
-        area.ads = take((ads or {}).get(s, []))
-        area.extra_turns = 0
-    deck_cards = take(deck or [])
+    hands = dict(hands or {})
     for s in range(len(geishas)):
-        if s not in hands:
-            st.seats[s].hand = take([FILLERS[s]])
-    st.available = [g for g in st.available if g not in {a.geisha for a in st.seats}]
-    st.deck = list(reversed(deck_cards))
-    st.discard = sorted(pool.elements())
-    st.round = rnd
-    st.start_seat = active
-    st.akenohoshi_used = False
-    st.limited_flag = False
-    st.lap = None
-    st.bottom_known = 0
-    st.stack = [("turn", active, False)]
-    st.decision = None
-    st.advance()
+        hands.setdefault(s, [FILLERS[s]])
+    short = {
+        "form": "short",
+        "geishas": geishas,
+        "hands": hands,
+        "guests": guests or {},
+        "advertisers": ads or {},
+        "deck": deck or [],
+        "active": active,
+        "round": rnd,
+        "options": options or {},
+        "seed": seed,
+    }
+    st = GAME.load(short)
+    assert isinstance(st, MaiStarState)
     return st
 
 
