@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import signal
 import sys
 import time
@@ -79,13 +80,24 @@ def _header(cfg: LadderConfig, stored: int, scheduled: int) -> dict[str, object]
         "model": cfg.rating.model,
         "matches_stored": stored,
         "matches_scheduled": scheduled,
+        "complete": stored == scheduled,
     }
 
 
-def _show(cfg: LadderConfig, store: Store, fmt: str) -> None:
+def _show(cfg: LadderConfig, store: Store, fmt: str, wide: bool = False) -> None:
     schedule, stored = ladder.records(cfg, store)
     stats = ladder_stats(stored, cfg.rating, cfg.bot_names)
-    typer.echo(report.ladder_table(stats, fmt, _header(cfg, len(stored), len(schedule))))
+    width = None if wide else shutil.get_terminal_size().columns
+    header = _header(cfg, len(stored), len(schedule))
+    typer.echo(report.ladder_table(stats, fmt, header, width))
+    if fmt in ("table", "markdown"):
+        if any(s.tied for s in stats):
+            typer.echo("=: order not established (rating below 95% sure or intervals overlap)")
+        if len(stored) < len(schedule):
+            typer.echo(
+                f"{len(stored)} of {len(schedule)} matches stored: the ladder is incomplete "
+                f"(`arena ladder run {cfg.path}` plays the rest)"
+            )
     known = store.commands()
     for bot in cfg.bots:
         before = known.get(bot.name)
@@ -231,11 +243,17 @@ def _stored(cfg: LadderConfig) -> str:
 
 
 @ladder_app.command()
-def show(path: FileArg, fmt: FormatOpt = "table") -> None:
+def show(
+    path: FileArg,
+    fmt: FormatOpt = "table",
+    wide: Annotated[
+        bool, typer.Option("--wide", help="Every column, however wide the terminal.")
+    ] = False,
+) -> None:
     """The ladder table: conservative rating order, results, faults, relative-score CI."""
     cfg = _config(path, fmt)
     with _reading(cfg) as store:
-        _show(cfg, store, fmt)
+        _show(cfg, store, fmt, wide)
 
 
 @ladder_app.command()
@@ -272,7 +290,7 @@ def seats(path: FileArg, fmt: FormatOpt = "table") -> None:
     cfg = _config(path, fmt)
     with _reading(cfg) as store:
         _, stored = ladder.records(cfg, store)
-    typer.echo(report.seats_table(seat_effects(stored, cfg.rating.resamples), fmt))
+    typer.echo(report.seats_table(seat_effects(stored), fmt))
 
 
 @ladder_app.command("compare")
@@ -291,7 +309,7 @@ def compare_cmd(
         _fail("compare needs two different bots")
     with _reading(cfg) as store:
         _, stored = ladder.records(cfg, store)
-    typer.echo(report.compare_table(compare(stored, a, b, cfg.rating.resamples), fmt))
+    typer.echo(report.compare_table(compare(stored, a, b), fmt))
 
 
 @ladder_app.command()

@@ -7,6 +7,7 @@ ends with one line on stderr naming the problem and exit code 2; a voided match 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -16,7 +17,7 @@ from tabulate import tabulate
 from arena.cli.ladder import ladder_app
 from arena.cli.sandbox import sandbox_app
 from arena.games import UnknownGame, available_games, load_game
-from arena.games.base import OptionError
+from arena.games.base import Game, OptionError
 from arena.match.bots import TRANSPORTS, BotCommandError, parse_bot, unique_names
 from arena.match.check_bot import DEFAULT_GAMES, CheckError, check_bot, render, with_transport
 from arena.match.faults import FaultPolicy
@@ -30,11 +31,20 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: no `<bool>` on flags, `[default: ...]` kept as written
 )
-replay_app = typer.Typer(help="Inspect and verify replay files.", no_args_is_help=True)
+replay_app = typer.Typer(
+    help="Inspect and verify replay files.", no_args_is_help=True, rich_markup_mode=None
+)
 app.add_typer(replay_app, name="replay")
 app.add_typer(ladder_app, name="ladder")
 app.add_typer(sandbox_app, name="sandbox")
+
+
+BOT_FORMS = (
+    "CMD, NAME=CMD, stdio:CMD or NAME=stdio:CMD (stdio: JSON lines on stdin and stdout "
+    "instead of ZeroMQ)"
+)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -56,7 +66,8 @@ def parse_options(items: list[str], flag: str = "--option") -> dict[str, str]:
 def games(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """List the installed games: id, title, player range and options."""
+    """List the installed games: id, title, player range, options (auto: the game decides from
+    the player count) and where each game's README is."""
     rows = []
     for game in available_games().values():
         rows.append(
@@ -65,6 +76,7 @@ def games(
                 "title": game.title,
                 "players": f"{game.min_players}-{game.max_players}",
                 "options": [spec.describe() for spec in game.options],
+                "readme": _readme(game),
             }
         )
     if as_json:
@@ -72,6 +84,18 @@ def games(
         return
     table = [[r["id"], r["title"], r["players"], "\n".join(r["options"]) or "-"] for r in rows]
     typer.echo(tabulate(table, headers=["id", "title", "players", "options"], tablefmt="simple"))
+    typer.echo("\nEach game's README (options, decision kinds, view fields, events):")
+    for r in rows:
+        typer.echo(f"  {r['id']}: {r['readme'] or '(none installed)'}")
+
+
+def _readme(game: Game) -> str | None:
+    """The README beside the game's package, shown relative to the current folder if inside it."""
+    module = sys.modules[type(game).__module__].__file__
+    path = Path(module or ".").resolve().parent / "README.md"
+    if not path.is_file():
+        return None
+    return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
 
 
 STATUS_WIDTH = 100
@@ -110,7 +134,8 @@ def ended_seats(result: MatchResult) -> list[str]:
 def play(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `arena games`).")],
     bot: Annotated[
-        list[str], typer.Option("--bot", help="Bot command, or NAME=COMMAND; once per seat.")
+        list[str],
+        typer.Option("--bot", help=f"{BOT_FORMS}; once per seat, in seat order."),
     ],
     seed: Annotated[int, typer.Option(help="Seed of the deal.")] = 0,
     option: Annotated[
@@ -139,9 +164,9 @@ def play(
 ) -> None:
     """Play one match between bots and print each seat's score, rank and status.
 
-    Ranks are shown from 1 (best) in the table; in JSON, ``rank`` counts from 0 as in the
-    protocol. Python bots (``python x.py``, ``python3 x.py`` or a bare ``x.py``) run with the
-    interpreter Arena runs under.
+    Ranks are shown from 1 (best) in the table; in JSON, rank counts from 0 as in the
+    protocol. Python bots (python x.py, python3 x.py or a bare x.py) run with the interpreter
+    Arena runs under.
     """
     try:
         game = load_game(game_id)
@@ -184,7 +209,7 @@ def play(
 @app.command("check-bot")
 def check_bot_command(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `arena games`).")],
-    bot: Annotated[str, typer.Option("--bot", help="The bot's command, or NAME=COMMAND.")],
+    bot: Annotated[str, typer.Option("--bot", help=f"The bot to check: {BOT_FORMS}.")],
     games: Annotated[
         int, typer.Option(help="Matches to play; the bot takes each seat in turn.")
     ] = DEFAULT_GAMES,
@@ -231,16 +256,23 @@ def _load(path: Path) -> dict:
         fail(str(exc))
 
 
+ReplayArg = Annotated[Path, typer.Argument(metavar="REPLAY", help="Replay file.")]
+
+
 @replay_app.command("show")
-def replay_show(path: Annotated[Path, typer.Argument(help="Replay file.")]) -> None:
-    """A readable account of a match, decision by decision."""
+def replay_show(path: ReplayArg) -> None:
+    """A readable account of a match, decision by decision (numbered from 1)."""
     for line in describe(_load(path)):
         typer.echo(line)
 
 
 @replay_app.command("verify")
-def replay_verify(path: Annotated[Path, typer.Argument(help="Replay file.")]) -> None:
-    """Re-simulate the recorded answers; exit 0 only if events and outcome match."""
+def replay_verify(path: ReplayArg) -> None:
+    """Re-simulate the recorded answers and compare events and outcome.
+
+    Exit status: 0 when identical; 1 when they differ (the first difference is named, its
+    decision numbered from 1 as in replay show); 2 when the file cannot be read.
+    """
     verdict = verify(_load(path))
     if not verdict.ok:
         fail(f"{path}: replay does not verify: {verdict.message}", code=1)

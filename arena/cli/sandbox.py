@@ -12,7 +12,9 @@ import typer
 
 from arena import sandbox
 
-sandbox_app = typer.Typer(help="Bot sandbox: which isolation level is in force here.")
+sandbox_app = typer.Typer(
+    help="Bot sandbox: which isolation level is in force here.", rich_markup_mode=None
+)
 
 
 @sandbox_app.command("probe")

@@ -399,7 +399,7 @@ def _policy(table: _Reader) -> FaultPolicy:
 
 
 def _rating(table: _Reader) -> RatingSettings:
-    table.only(("model", "mu", "sigma", "beta", "tau", "draw_probability", "resamples"))
+    table.only(("model", "mu", "sigma", "beta", "tau", "draw_probability"))
     defaults = RatingSettings()
     model = table.get("model", "a string", defaults.model)
     if model not in MODELS:
@@ -411,7 +411,6 @@ def _rating(table: _Reader) -> RatingSettings:
         beta=table.number("beta", defaults.beta, 1e-9),
         tau=table.number("tau", defaults.tau, 0.0),
         draw_probability=table.number("draw_probability", defaults.draw_probability, 0.0, 0.99),
-        resamples=table.integer("resamples", defaults.resamples, 100),
     )
 
 

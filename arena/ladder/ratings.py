@@ -6,27 +6,32 @@ crash ends with an identical table.
 
 * Rating: TrueSkill (default) or OpenSkill Plackett-Luce, updated match by match in schedule
   order; a free-for-all of single seats, ties as draws, or teams where the game reports them
-  (a team's rank is its best seat's). Bots are ordered by the conservative ``mu - 3 sigma``.
+  (a team's rank is its best seat's). Bots are ordered by the conservative ``mu - 3 sigma``;
+  a bot whose place above the next is not established is shown tied with it (``2=``).
+* Forfeits: a forfeited seat never wins. Its relative score counts it with the lowest score at
+  its table (the points its random stand-in made are not its own), and a match in which every
+  seat forfeited says nothing about who is stronger: it is left out of the ratings.
 * Per-deal relative score: in each match, a seat's score minus the mean score of its table;
   averaged, for each bot, over the matches of a duplicate set. Only complete sets count (all
   rotations stored), since the point of the set is that deal and seat luck cancel.
-* Confidence: a seeded percentile bootstrap over duplicate sets (the independent units),
-  95 % intervals.
+* Confidence: Student-t intervals over duplicate sets (the independent units), none below
+  ``stats.MIN_SETS`` sets (:mod:`arena.ladder.stats`).
 * Seat effects: the same relative score per seat position instead of per bot. In a complete
   set every bot sits in every seat once, so bot strength cancels and what is left is the seat.
 """
 
 from __future__ import annotations
 
-import hashlib
-import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-CONFIDENCE = 0.95
+from arena.ladder import stats
+from arena.ladder.stats import Estimate
+
+OK = "ok"
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,6 @@ class RatingSettings:
     beta: float = 25.0 / 6
     tau: float = 0.0
     draw_probability: float = 0.10
-    resamples: int = 1000
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,10 @@ class Rating:
     def conservative(self) -> float:
         return self.mu - 3 * self.sigma
 
+    def prob_above(self, other: Rating) -> float:
+        """How likely this skill is above ``other``'s, by the two rating distributions."""
+        return stats.prob_greater(self.mu - other.mu, (self.sigma**2 + other.sigma**2) ** 0.5)
+
 
 @dataclass(frozen=True)
 class HistoryRow:
@@ -83,7 +91,8 @@ class HistoryRow:
 
 @dataclass
 class BotStats:
-    """One row of the ladder table."""
+    """One row of the ladder table. ``place`` is its rank from 1 and ``tied`` says its order
+    against the bot above is not established (then it shares that bot's place)."""
 
     bot: str
     rating: Rating
@@ -92,13 +101,23 @@ class BotStats:
     mean_rank: float | None = None
     mean_score: float | None = None
     faults: dict[str, int] = field(default_factory=dict)
-    sets: int = 0
-    relative: float | None = None
-    relative_ci: tuple[float, float] | None = None
+    relative: Estimate = stats.NO_SETS
+    place: int = 1
+    tied: bool = False
+
+    @property
+    def sets(self) -> int:
+        return self.relative.sets
+
+    @property
+    def relative_ci(self) -> tuple[float, float] | None:
+        return self.relative.ci
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "bot": self.bot,
+            "place": self.place,
+            "tied": self.tied,
             "conservative": self.rating.conservative,
             "mu": self.rating.mu,
             "sigma": self.rating.sigma,
@@ -108,7 +127,7 @@ class BotStats:
             "mean_score": self.mean_score,
             "faults": self.faults,
             "sets": self.sets,
-            "relative_score": self.relative,
+            "relative_score": self.relative.mean,
             "relative_score_ci": list(self.relative_ci) if self.relative_ci else None,
         }
 
@@ -149,6 +168,8 @@ def rate(
     current = {bot: model.new() for bot in bots}
     history = []
     for match in sorted(matches, key=lambda m: m.position):
+        if all(seat.status != OK for seat in match.seats):
+            continue  # every seat forfeited: no winner, nothing learnt about who is stronger
         groups = _groups(match)
         players = [[current[match.seats[s].bot] for s in g] for g in groups]
         ranks = [min(match.seats[s].rank for s in g) for g in groups]
@@ -173,9 +194,17 @@ def _complete_sets(matches: Sequence[MatchRecord]) -> list[list[MatchRecord]]:
 
 
 def _relative(match: MatchRecord) -> list[float]:
-    """Each seat's score minus the mean score of its table."""
-    mean = fmean(s.score for s in match.seats)
-    return [s.score - mean for s in match.seats]
+    """Each seat's score minus the mean score of its table; a forfeited seat counts with the
+    table's lowest score (so when every seat forfeited, each is at 0)."""
+    floor = min(s.score for s in match.seats)
+    scores = [s.score if s.status == OK else floor for s in match.seats]
+    mean = fmean(scores)
+    return [score - mean for score in scores]
+
+
+def _won(seat: SeatRecord) -> bool:
+    """First place without a fault: a forfeited seat never wins, even when all seats did."""
+    return seat.rank == 0 and seat.status == OK
 
 
 def set_relative_scores(matches: Sequence[MatchRecord]) -> dict[str, dict[str, float]]:
@@ -190,45 +219,51 @@ def set_relative_scores(matches: Sequence[MatchRecord]) -> dict[str, dict[str, f
     return out
 
 
-def bootstrap_ci(values: Sequence[float], resamples: int, key: str) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean; seeded by ``key`` so reports are stable."""
-    rng = random.Random(hashlib.sha256(f"bootstrap/{key}".encode()).hexdigest())
-    means = sorted(fmean(rng.choices(values, k=len(values))) for _ in range(resamples))
-    tail = (1 - CONFIDENCE) / 2
-    return means[int(tail * resamples)], means[min(resamples - 1, int((1 - tail) * resamples))]
-
-
 def ladder_stats(
     matches: Sequence[MatchRecord], settings: RatingSettings, bots: Sequence[str]
 ) -> list[BotStats]:
     """The ladder table, best first (conservative rating, then name)."""
     ratings, _ = rate(matches, settings, bots)
-    stats = {bot: BotStats(bot, ratings[bot]) for bot in bots}
+    rows = {bot: BotStats(bot, ratings[bot]) for bot in bots}
     ranks: dict[str, list[int]] = defaultdict(list)
     scores: dict[str, list[float]] = defaultdict(list)
+    wins: Counter[str] = Counter()
     faults: dict[str, Counter[str]] = defaultdict(Counter)
     for match in matches:
         for seat in match.seats:
             ranks[seat.bot].append(seat.rank)
             scores[seat.bot].append(seat.score)
-            if seat.status != "ok":
+            wins[seat.bot] += _won(seat)
+            if seat.status != OK:
                 faults[seat.bot][seat.status] += 1
     per_bot: dict[str, list[float]] = defaultdict(list)
     for values in set_relative_scores(matches).values():
         for bot, value in values.items():
             per_bot[bot].append(value)
-    for bot, row in stats.items():
+    for bot, row in rows.items():
         if ranks[bot]:
             row.games = len(ranks[bot])
-            row.wins = sum(1 for r in ranks[bot] if r == 0)
+            row.wins = wins[bot]
             row.mean_rank = fmean(ranks[bot])
             row.mean_score = fmean(scores[bot])
         row.faults = dict(sorted(faults[bot].items()))
-        if per_bot[bot]:
-            row.sets = len(per_bot[bot])
-            row.relative = fmean(per_bot[bot])
-            row.relative_ci = bootstrap_ci(per_bot[bot], settings.resamples, bot)
-    return sorted(stats.values(), key=lambda r: (-r.rating.conservative, r.bot))
+        row.relative = stats.estimate(per_bot[bot])
+    table = sorted(rows.values(), key=lambda r: (-r.rating.conservative, r.bot))
+    for place, (above, row) in enumerate(zip([None, *table], table, strict=False), 1):
+        row.tied = above is not None and not order_established(above, row)
+        row.place = above.place if above is not None and row.tied else place
+    return table
+
+
+def order_established(above: BotStats, below: BotStats) -> bool:
+    """Whether ``above`` is known to be stronger than ``below``: the rating says so with 95 %
+    probability and their relative-score intervals are apart, in the same order."""
+    return (
+        above.rating.prob_above(below.rating) >= stats.CONFIDENCE
+        and above.relative_ci is not None
+        and below.relative_ci is not None
+        and above.relative_ci[0] > below.relative_ci[1]
+    )
 
 
 def head_to_head(matches: Iterable[MatchRecord]) -> dict[tuple[str, str], tuple[int, int]]:
@@ -246,48 +281,63 @@ def head_to_head(matches: Iterable[MatchRecord]) -> dict[tuple[str, str], tuple[
 
 @dataclass(frozen=True)
 class Comparison:
-    """A against B over the duplicate sets and matches where both sat."""
+    """A against B: the per-set difference over the complete duplicate sets both played, and
+    who finished ahead over the matches both played."""
 
     a: str
     b: str
-    sets: int
-    mean_difference: float | None
-    ci: tuple[float, float] | None
+    difference: Estimate  # per set: A's relative score minus B's
     matches: int
     a_ahead: int
     b_ahead: int
 
+    @property
+    def prob_a_stronger(self) -> float | None:
+        return stats.prob_positive(self.difference)
+
+    @property
+    def verdict(self) -> str:
+        return stats.verdict(self.difference, self.a, self.b)
+
     def as_dict(self) -> dict[str, Any]:
+        p = self.prob_a_stronger
         return {
             "a": self.a,
             "b": self.b,
-            "sets": self.sets,
-            "mean_relative_difference": self.mean_difference,
-            "ci": list(self.ci) if self.ci else None,
+            "sets": self.difference.sets,
+            "mean_relative_difference": self.difference.mean,
+            "sd": self.difference.sd,
+            "ci": list(self.difference.ci) if self.difference.ci else None,
+            "prob_a_stronger": p,
+            "prob_b_stronger": None if p is None else 1 - p,
             "matches": self.matches,
             "a_ahead": self.a_ahead,
             "b_ahead": self.b_ahead,
             "ties": self.matches - self.a_ahead - self.b_ahead,
             "a_ahead_share": self.a_ahead / self.matches if self.matches else None,
+            "b_ahead_share": self.b_ahead / self.matches if self.matches else None,
+            "verdict": self.verdict,
         }
 
 
-def compare(matches: Sequence[MatchRecord], a: str, b: str, resamples: int) -> Comparison:
-    """Paired comparison: per-set relative score of A minus B, and who finished ahead."""
-    diffs = [
+def set_differences(matches: Sequence[MatchRecord], a: str, b: str) -> list[float]:
+    """A's per-set relative score minus B's, over the complete sets both played, in set order."""
+    return [
         values[a] - values[b]
         for values in set_relative_scores(matches).values()
         if a in values and b in values
     ]
+
+
+def compare(matches: Sequence[MatchRecord], a: str, b: str) -> Comparison:
+    """Paired comparison: per-set relative score of A minus B, and who finished ahead."""
     pairs = head_to_head(matches)
     a_ahead, met = pairs.get((a, b), (0, 0))
     b_ahead = pairs.get((b, a), (0, 0))[0]
     return Comparison(
         a=a,
         b=b,
-        sets=len(diffs),
-        mean_difference=fmean(diffs) if diffs else None,
-        ci=bootstrap_ci(diffs, resamples, f"{a}/{b}") if diffs else None,
+        difference=stats.estimate(set_differences(matches, a, b)),
         matches=met,
         a_ahead=a_ahead,
         b_ahead=b_ahead,
@@ -303,9 +353,7 @@ class SeatEffect:
     wins: int
     mean_rank: float | None
     mean_score: float | None
-    sets: int
-    relative: float | None  # mean per-deal relative score over complete sets
-    relative_ci: tuple[float, float] | None
+    relative: Estimate  # per-deal relative score over complete sets
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -315,13 +363,13 @@ class SeatEffect:
             "win_share": self.wins / self.matches if self.matches else None,
             "mean_rank": self.mean_rank,
             "mean_score": self.mean_score,
-            "sets": self.sets,
-            "relative_score": self.relative,
-            "relative_ci": list(self.relative_ci) if self.relative_ci else None,
+            "sets": self.relative.sets,
+            "relative_score": self.relative.mean,
+            "relative_ci": list(self.relative.ci) if self.relative.ci else None,
         }
 
 
-def seat_effects(matches: Sequence[MatchRecord], resamples: int) -> list[SeatEffect]:
+def seat_effects(matches: Sequence[MatchRecord]) -> list[SeatEffect]:
     """Per seat position: results of every match, and the relative score over complete sets.
 
     Only complete duplicate sets give the relative score and its interval: there each bot sat in
@@ -330,10 +378,12 @@ def seat_effects(matches: Sequence[MatchRecord], resamples: int) -> list[SeatEff
     seats = max((len(m.seats) for m in matches), default=0)
     ranks: list[list[int]] = [[] for _ in range(seats)]
     scores: list[list[float]] = [[] for _ in range(seats)]
+    wins = [0] * seats
     for match in matches:
         for index, seat in enumerate(match.seats):
             ranks[index].append(seat.rank)
             scores[index].append(seat.score)
+            wins[index] += _won(seat)
     per_set: list[list[float]] = [[] for _ in range(seats)]
     for group in _complete_sets(matches):
         relatives = [_relative(match) for match in group]
@@ -343,14 +393,10 @@ def seat_effects(matches: Sequence[MatchRecord], resamples: int) -> list[SeatEff
         SeatEffect(
             seat=index,
             matches=len(ranks[index]),
-            wins=ranks[index].count(0),
+            wins=wins[index],
             mean_rank=fmean(ranks[index]) if ranks[index] else None,
             mean_score=fmean(scores[index]) if scores[index] else None,
-            sets=len(per_set[index]),
-            relative=fmean(per_set[index]) if per_set[index] else None,
-            relative_ci=(
-                bootstrap_ci(per_set[index], resamples, f"seat/{index}") if per_set[index] else None
-            ),
+            relative=stats.estimate(per_set[index]),
         )
         for index in range(seats)
     ]

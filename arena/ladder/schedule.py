@@ -38,7 +38,8 @@ class MatchSpec:
     bots: tuple[str, ...]
 
 
-def _digest(*parts: object) -> str:
+def digest(*parts: object) -> str:
+    """A sha256 hex digest of ``parts``: every identity and seed of a schedule is one."""
     return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()
 
 
@@ -57,7 +58,7 @@ def balanced_tables(pool: Sequence[str], size: int, limit: int, salt: str) -> li
     chosen: dict[Table, None] = {}
     carry: list[str] = []
     for number in range(limit * size + len(names)):
-        rest = sorted(names, key=lambda n: _digest(salt, number, n))
+        rest = sorted(names, key=lambda n: digest(salt, number, n))
         fill = [n for n in rest if n not in carry][: size - len(carry)]
         groups = [carry + fill]
         rest = [n for n in rest if n not in fill]
@@ -96,15 +97,29 @@ def build_schedule(
     """The whole schedule in its canonical order: round, then table, then rotation."""
     specs = []
     for rnd in range(rounds):
-        salt = _digest("subset", seed, fingerprint, rnd)
+        salt = digest("subset", seed, fingerprint, rnd)
         for table in sorted(round_tables(names, seats, max_tables, salt, candidate)):
-            set_id = _digest("set", seed, fingerprint, "\x1e".join(table), rnd)[:16]
-            deal = int(_digest("deal", set_id)[:15], 16)
-            base = sorted(table, key=lambda n, s=set_id: _digest("seat", s, n))
-            for rotation in range(seats):
-                order = tuple(base[(i + rotation) % seats] for i in range(seats))
-                match_id = _digest("match", set_id, rotation)[:16]
-                specs.append(
-                    MatchSpec(len(specs), match_id, set_id, rnd, table, rotation, deal, order)
-                )
+            set_id = digest("set", seed, fingerprint, "\x1e".join(table), rnd)[:16]
+            specs += duplicate_set(set_id, table, rnd, len(specs))
     return specs
+
+
+def duplicate_set(set_id: str, table: Table, rnd: int, position: int) -> list[MatchSpec]:
+    """One duplicate set: the deal of ``set_id`` once per cyclic rotation of the seats, from a
+    seat order shuffled by digest; the first match at ``position`` in the schedule."""
+    deal = int(digest("deal", set_id)[:15], 16)
+    base = sorted(table, key=lambda n: digest("seat", set_id, n))
+    seats = len(table)
+    return [
+        MatchSpec(
+            position + rotation,
+            digest("match", set_id, rotation)[:16],
+            set_id,
+            rnd,
+            table,
+            rotation,
+            deal,
+            tuple(base[(i + rotation) % seats] for i in range(seats)),
+        )
+        for rotation in range(seats)
+    ]

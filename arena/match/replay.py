@@ -127,7 +127,7 @@ def read(path: Path) -> dict[str, Any]:
             and isinstance(record.get("seat"), int)
             and isinstance(record.get("choice"), int)
         ):
-            raise ReplayError(f"{path}: decision {i} lacks an integer 'seat' or 'choice'")
+            raise ReplayError(f"{path}: decision {i + 1} lacks an integer 'seat' or 'choice'")
     return data
 
 
@@ -155,18 +155,18 @@ def verify(data: dict[str, Any]) -> Verification:
         )
     try:
         state = game.new(len(data["players"]), data["seed"], game_info.get("options"))
-        for i, record in enumerate(data["decisions"]):
+        for n, record in enumerate(data["decisions"], start=1):  # numbered as replay show
             pending = {d.seat: d for d in state.pending()}
             decision = pending.get(record["seat"])
             if decision is None or decision.kind != record.get("kind"):
-                return Verification(False, f"decision {i}: seat {record['seat']} was not asked")
+                return Verification(False, f"decision {n}: seat {record['seat']} was not asked")
             if not 0 <= record["choice"] < len(decision.options):
-                return Verification(False, f"decision {i}: choice {record['choice']} out of range")
+                return Verification(False, f"decision {n}: choice {record['choice']} out of range")
             if (
                 "option" in record
                 and _plain(decision.options[record["choice"]]) != record["option"]
             ):
-                return Verification(False, f"decision {i}: the option chosen differs")
+                return Verification(False, f"decision {n}: the option chosen differs")
             state.act(record["seat"], record["choice"])
     except Exception as exc:  # a corrupt replay must give a verdict, not a traceback
         return Verification(False, f"re-simulation failed: {type(exc).__name__}: {exc}")
@@ -178,7 +178,7 @@ def verify(data: dict[str, Any]) -> Verification:
             (i for i, (a, b) in enumerate(zip(events, data["events"], strict=False)) if a != b),
             min(len(events), len(data["events"])),
         )
-        return Verification(False, f"event log differs from event {first} on")
+        return Verification(False, f"event log differs from event {first + 1} on")
     if _plain(state.outcome().as_dict()) != data["outcome"]:
         return Verification(False, "outcome differs")
     return Verification(

@@ -64,7 +64,7 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
     stats = ladder_stats(stored, cfg.rating, bots)
     _, history = rate(stored, cfg.rating, bots)
     matches = _match_rows(stored, rows, viewers or {})
-    effects = [e for e in seat_effects(stored, cfg.rating.resamples) if e.relative is not None]
+    effects = [e for e in seat_effects(stored) if e.relative.ci is not None]
     order = [s.bot for s in stats]
     pairs = head_to_head(stored)
     page = {
@@ -87,8 +87,8 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
             h2h_svg=plots.head_to_head(order, pairs) if len(order) > 1 else "",
             seats_svg=plots.seat_effects(
                 [e.seat for e in effects],
-                [e.relative for e in effects],
-                [e.relative_ci for e in effects],
+                [e.relative.mean for e in effects],
+                [e.relative.ci for e in effects],
             )
             if effects
             else "",

@@ -1,7 +1,8 @@
 """Ladder reports as text: a terminal table, Markdown, CSV or JSON.
 
 Tables show ranks from 1 (best), as ``arena play`` does; JSON and CSV keep the database's
-ranks counted from 0 and full-precision numbers, for scripts.
+ranks counted from 0 and full-precision numbers, for scripts. A terminal table is cut to the
+terminal's width by leaving out its least useful columns (``width=None`` keeps them all).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from tabulate import tabulate
 
 from arena.ladder.ratings import BotStats, Comparison, SeatEffect
+from arena.ladder.stats import Estimate
 
 FORMATS = ("table", "markdown", "csv", "json")
 _TABLEFMT = {"table": "simple", "markdown": "github"}
@@ -37,12 +39,58 @@ def _num(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def _interval(est: Estimate) -> str:
+    """``[low, high]``, or why there is none."""
+    if est.ci is None:
+        return est.shortfall if est.sets else "-"
+    return f"[{_num(est.ci[0])}, {_num(est.ci[1])}]"
+
+
+def _with_interval(est: Estimate) -> str:
+    """``mean [low, high]``, or why there is no interval."""
+    if est.ci is None:
+        return _interval(est)
+    return f"{_num(est.mean)} {_interval(est)}"
+
+
+def fit(
+    headers: Sequence[str], rows: Sequence[Sequence[Any]], drop: Sequence[str], width: int | None
+) -> tuple[list[str], list[list[Any]]]:
+    """Leave out columns, in the order of ``drop``, until the terminal table fits ``width``."""
+    keep = list(headers)
+    for name in [None, *drop]:
+        if name is not None:
+            keep.remove(name)
+        index = [headers.index(h) for h in keep]
+        kept = [[row[i] for i in index] for row in rows]
+        text = tabulate(kept, headers=keep, tablefmt=_TABLEFMT["table"], disable_numparse=True)
+        if width is None or max(map(len, text.splitlines()), default=0) <= width:
+            break
+    return keep, kept
+
+
+# Ladder table columns, the first to leave out first when the terminal is narrow.
+_LADDER_DROP = ("mu", "sigma", "wins", "mean score", "mean rank", "win %", "games", "faults")
+
+
 def _faults(faults: Mapping[str, int]) -> str:
     return " ".join(f"{code}:{n}" for code, n in faults.items()) or "-"
 
 
-def ladder_table(stats: Sequence[BotStats], fmt: str, header: Mapping[str, Any]) -> str:
-    """The ladder: rating order, rating, results and the relative-score interval."""
+def place_labels(stats: Sequence[BotStats]) -> list[str]:
+    """Places from 1; ``2=`` for every bot of a group whose order is not established."""
+    labels = []
+    for i, s in enumerate(stats):
+        shared = s.tied or (i + 1 < len(stats) and stats[i + 1].tied)
+        labels.append(f"{s.place}{'=' if shared else ''}")
+    return labels
+
+
+def ladder_table(
+    stats: Sequence[BotStats], fmt: str, header: Mapping[str, Any], width: int | None = None
+) -> str:
+    """The ladder: rating order, rating, results and the relative-score interval; a terminal
+    table is cut to ``width`` columns of text."""
     if fmt == "csv":
         headers = list(stats[0].as_dict()) if stats else ["bot"]
         rows = [[_csv(v) for v in s.as_dict().values()] for s in stats]
@@ -62,8 +110,7 @@ def ladder_table(stats: Sequence[BotStats], fmt: str, header: Mapping[str, Any])
         "faults",
     ]
     rows = []
-    for place, s in enumerate(stats, 1):
-        ci = f" [{_num(s.relative_ci[0])}, {_num(s.relative_ci[1])}]" if s.relative_ci else ""
+    for place, s in zip(place_labels(stats), stats, strict=True):
         rows.append(
             [
                 place,
@@ -76,10 +123,12 @@ def ladder_table(stats: Sequence[BotStats], fmt: str, header: Mapping[str, Any])
                 _num(100 * s.wins / s.games, 1) if s.games else "-",
                 _num(None if s.mean_rank is None else s.mean_rank + 1),
                 _num(s.mean_score),
-                _num(s.relative) + ci,
+                _with_interval(s.relative),
                 _faults(s.faults),
             ]
         )
+    if fmt == "table":
+        headers, rows = fit(headers, rows, _LADDER_DROP, width)
     return render(headers, rows, fmt, {**header, "bots": [s.as_dict() for s in stats]})
 
 
@@ -89,10 +138,23 @@ def _csv(value: Any) -> Any:
     return "" if value is None else value
 
 
+# Database columns that hold JSON text: decoded for ``-f json``, so nothing is encoded twice.
+_JSON_COLUMNS = ("seats", "options", "outcome", "warnings", "incidents")
+
+
+def _decoded(row: Mapping[str, Any]) -> dict[str, Any]:
+    out = {
+        k: json.loads(v) if k in _JSON_COLUMNS and isinstance(v, str) else v for k, v in row.items()
+    }
+    if "results" in out:
+        out["results"] = [_decoded(seat) for seat in out["results"]]
+    return out
+
+
 def matches_table(rows: Sequence[Mapping[str, Any]], fmt: str) -> str:
     """Stored matches in schedule order: seats in order, scores, ranks and faults."""
     if fmt == "json":
-        return render([], [], fmt, list(rows))
+        return render([], [], fmt, [_decoded(r) for r in rows])
     table = []
     for r in rows:
         seats = r["results"]
@@ -136,26 +198,31 @@ def h2h_table(
     return render(["ahead of →", *bots], rows, fmt, data)
 
 
+def _share(count: int, share: float | None) -> str:
+    return f"{count} ({_num(None if share is None else 100 * share, 1)}%)"
+
+
 def compare_table(c: Comparison, fmt: str) -> str:
-    """A against B: paired relative-score difference with its interval, and who was ahead."""
+    """A against B: paired relative-score difference with its interval, the chance each is the
+    stronger, who finished ahead, and one verdict line at the end."""
     d = c.as_dict()
-    ci = f"[{_num(c.ci[0])}, {_num(c.ci[1])}]" if c.ci else "-"
-    share = d["a_ahead_share"]
+    p = d["prob_a_stronger"]
     rows = [
-        ["duplicate sets both played", c.sets],
-        [f"mean relative score, {c.a} minus {c.b}", _num(c.mean_difference)],
-        ["95% CI (bootstrap over sets)", ci],
+        ["duplicate sets both played", d["sets"]],
+        [f"mean relative score, {c.a} minus {c.b}", _num(c.difference.mean)],
+        ["95% CI (Student t over sets)", _interval(c.difference)],
+        [f"chance {c.a} is the stronger", "-" if p is None else f"{100 * p:.1f}%"],
+        [f"chance {c.b} is the stronger", "-" if p is None else f"{100 * (1 - p):.1f}%"],
         ["matches both played", c.matches],
-        [
-            f"{c.a} ahead of {c.b}",
-            f"{c.a_ahead} ({_num(None if share is None else 100 * share, 1)}%)",
-        ],
-        [f"{c.b} ahead of {c.a}", c.b_ahead],
+        [f"{c.a} ahead of {c.b}", _share(c.a_ahead, d["a_ahead_share"])],
+        [f"{c.b} ahead of {c.a}", _share(c.b_ahead, d["b_ahead_share"])],
         ["ties", d["ties"]],
     ]
     if fmt == "csv":
         return render(list(d), [[_csv(v) for v in d.values()]], fmt, None)
-    return render(["", ""], rows, fmt, d)
+    if fmt == "json":
+        return render([], [], fmt, d)
+    return render(["", ""], rows, fmt, d) + "\n\n" + c.verdict
 
 
 def seats_table(effects: Sequence[SeatEffect], fmt: str) -> str:
@@ -172,9 +239,9 @@ def seats_table(effects: Sequence[SeatEffect], fmt: str) -> str:
             f"{e.wins} ({_num(100 * e.wins / e.matches if e.matches else None, 1)}%)",
             _num(None if e.mean_rank is None else e.mean_rank + 1),
             _num(e.mean_score),
-            e.sets,
-            _num(e.relative),
-            f"[{_num(e.relative_ci[0])}, {_num(e.relative_ci[1])}]" if e.relative_ci else "-",
+            e.relative.sets,
+            _num(e.relative.mean),
+            _interval(e.relative),
         ]
         for e in effects
     ]

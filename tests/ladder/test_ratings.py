@@ -10,7 +10,6 @@ from arena.ladder.ratings import (
     MatchRecord,
     RatingSettings,
     SeatRecord,
-    bootstrap_ci,
     compare,
     head_to_head,
     ladder_stats,
@@ -18,6 +17,7 @@ from arena.ladder.ratings import (
     seat_effects,
     set_relative_scores,
 )
+from arena.report.tables import place_labels
 
 BOTS = ("a", "b", "c")
 
@@ -85,23 +85,48 @@ def test_counts_faults_and_relative_scores() -> None:
     assert (a.games, a.wins, a.mean_rank, a.mean_score) == (4, 3, 0.5, 2.25)
     assert stats["c"].faults == {"timeout": 1} and a.faults == {}
     assert set_relative_scores(matches) == {"s": {"a": 0.0, "b": 1.0, "c": -1.0}}
-    assert (a.sets, a.relative, a.relative_ci) == (1, 0.0, (0.0, 0.0))
-    by_seat = [e.as_dict() for e in seat_effects(matches, 100)]
+    assert (a.sets, a.relative.mean, a.relative_ci) == (1, 0.0, None)  # 1 set: no interval
+    by_seat = [e.as_dict() for e in seat_effects(matches)]
     assert [(e["matches"], e["wins"], e["sets"]) for e in by_seat] == [
         (4, 4, 1),
         (4, 1, 1),
         (4, 1, 1),
     ]
     assert [e["relative_score"] for e in by_seat] == [2.0, 0.0, -2.0]  # set "s" only
-    assert by_seat[0]["mean_rank"] == 0.0 and by_seat[0]["relative_ci"] == [2.0, 2.0]
+    assert by_seat[0]["mean_rank"] == 0.0 and by_seat[0]["relative_ci"] is None
 
 
-def test_bootstrap_interval_is_seeded_and_covers_the_mean() -> None:
-    rng = random.Random(5)
-    values = [rng.gauss(2, 1) for _ in range(50)]
-    lo, hi = bootstrap_ci(values, 1000, "k")
-    assert lo < sum(values) / 50 < hi
-    assert bootstrap_ci(values, 1000, "k") == (lo, hi)
+def test_a_forfeited_seat_never_wins() -> None:
+    """Both seats of a 2-seat match crash: both share rank 0, and neither is credited."""
+    both = (SeatRecord("a", 5, 0, "crashed"), SeatRecord("b", 1, 0, "crashed"))
+    one = (SeatRecord("a", 9, 1, "timeout"), SeatRecord("b", 1, 0, "ok"))
+    matches = [MatchRecord(0, "m0", "s", both), MatchRecord(1, "m1", "s", one[::-1])]
+    stats = {s.bot: s for s in ladder_stats(matches, RatingSettings(), ("a", "b"))}
+    assert (stats["a"].wins, stats["b"].wins) == (0, 1)
+    assert [e.wins for e in seat_effects(matches)] == [1, 0]
+    # the stand-in's 9 points are not a's: a counts with the table's lowest score, 1
+    assert set_relative_scores(matches) == {"s": {"a": 0.0, "b": 0.0}}
+    ratings, history = rate(matches[:1], RatingSettings(), ("a", "b"))
+    assert history == [] and ratings["a"] == ratings["b"]  # no winner, nothing learnt
+    assert head_to_head(matches[:1]) == {("a", "b"): (0, 1), ("b", "a"): (0, 1)}
+
+
+def test_places_are_shared_until_the_order_is_established() -> None:
+    """a is far ahead of b and c, which are equal: places 1, 2=, 2=."""
+    rng = random.Random(6)
+    matches = []
+    for k in range(30):
+        for rot in range(3):
+            bots = [BOTS[(i + rot) % 3] for i in range(3)]
+            scores = [10 * (b == "a") + rng.gauss(0, 3) for b in bots]
+            order = sorted(range(3), key=lambda s: -scores[s])
+            ranks = [order.index(s) for s in range(3)]
+            matches.append(match(3 * k + rot, f"s{k}", list(zip(bots, scores, ranks, strict=True))))
+    stats = ladder_stats(matches, RatingSettings(), BOTS)
+    assert [(s.place, s.tied) for s in stats] == [(1, False), (2, False), (2, True)]
+    assert stats[0].bot == "a" and place_labels(stats) == ["1", "2=", "2="]
+    few = ladder_stats(matches[:6], RatingSettings(), BOTS)  # 2 sets: no interval, all tied
+    assert place_labels(few) == ["1=", "1=", "1="]
 
 
 def test_head_to_head_and_compare() -> None:
@@ -110,18 +135,25 @@ def test_head_to_head_and_compare() -> None:
     assert pairs["a", "b"][1] == pairs["b", "a"][1] == 90
     assert pairs["a", "b"][0] + pairs["b", "a"][0] == 90  # no ties with continuous scores
     assert pairs["a", "c"][0] > pairs["c", "a"][0]
-    c = compare(matches, "a", "c", 1000)
-    assert c.sets == 30 and c.matches == 90 and c.a_ahead == pairs["a", "c"][0]
-    assert c.ci is not None and 0 < c.ci[0] < c.mean_difference < c.ci[1]
-    assert compare(matches, "c", "a", 1000).mean_difference == pytest.approx(-c.mean_difference)
+    c = compare(matches, "a", "c")
+    d = c.difference
+    assert d.sets == 30 and c.matches == 90 and c.a_ahead == pairs["a", "c"][0]
+    assert d.ci is not None and d.mean is not None and 0 < d.ci[0] < d.mean < d.ci[1]
+    assert c.verdict == "a is stronger (95%)" and c.prob_a_stronger > 0.99
+    back = compare(matches, "c", "a")
+    assert back.difference.mean == pytest.approx(-d.mean)
+    assert back.verdict == "a is stronger (95%)"
 
 
 def test_seat_effects_find_a_first_seat_advantage() -> None:
     """Seat 0 scores 3 more in ``duplicate_sets``: 2 above its table's mean, whoever sits there."""
-    effects = seat_effects(duplicate_sets(60, random.Random(4)), 1000)
-    assert [(e.seat, e.matches, e.sets) for e in effects] == [(s, 180, 60) for s in range(3)]
+    effects = seat_effects(duplicate_sets(60, random.Random(4)))
+    assert [(e.seat, e.matches, e.relative.sets) for e in effects] == [
+        (s, 180, 60) for s in range(3)
+    ]
     first, *others = effects
-    assert first.relative_ci is not None and 0 < first.relative_ci[0] < 2 < first.relative_ci[1]
+    ci = first.relative.ci
+    assert ci is not None and 0 < ci[0] < 2 < ci[1]
     assert all(first.wins > e.wins for e in others)
-    assert sum(e.relative for e in effects if e.relative is not None) == pytest.approx(0)
-    assert seat_effects([], 1000) == []
+    assert sum(e.relative.mean for e in effects if e.relative.mean is not None) == pytest.approx(0)
+    assert seat_effects([]) == []
