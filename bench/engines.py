@@ -6,6 +6,10 @@ Plays seeded random games in-process (no referee) and reports the engine's own c
 
     python bench/engines.py [--games N] [--repeat R] [--game ID ...]
 
+It also times ``clone()`` (what a search bot does thousands of times per decision) at the start,
+the middle and the last decision of the first ``CLONE_GAMES`` games: a position copy, whose cost
+must not grow with the length of the game.
+
 Each configuration is played ``R`` times (the same seeded games) and the fastest run is kept:
 on a shared machine, noise only ever adds time, so the minimum is the steadiest estimate.
 Prints a table and saves bench/results/engines.json.
@@ -27,6 +31,9 @@ from arena.games import available_games
 from arena.games.base import Game
 
 RESULTS = Path(__file__).parent / "results" / "engines.json"
+CLONE_GAMES = 5  # games whose states are cloned, per seat count
+CLONES = 200  # clones timed per state
+STAGES = ("start", "middle", "end")
 
 
 def run(game: Game, players: int, games: int) -> dict[str, float]:
@@ -60,6 +67,36 @@ def run(game: Game, players: int, games: int) -> dict[str, float]:
     }
 
 
+def random_answers(game: Game, players: int, seed: int) -> list[tuple[int, int]]:
+    """The answers of the seeded random game :func:`run` plays."""
+    state = game.new(players, seed)
+    rng = random.Random(seed)
+    answers = []
+    while pending := state.pending():
+        decision = pending[rng.randrange(len(pending))]
+        answers.append((decision.seat, rng.randrange(len(decision.options))))
+        state.act(*answers[-1])
+    return answers
+
+
+def clone_costs(game: Game, players: int, games: int) -> dict[str, float]:
+    """Microseconds per ``clone()`` before the first, the middle and the last decision."""
+    clock = time.perf_counter
+    spent = dict.fromkeys(STAGES, 0.0)
+    for seed in range(games):
+        answers = random_answers(game, players, seed)
+        cuts = (0, len(answers) // 2, len(answers) - 1)
+        for stage, cut in zip(STAGES, cuts, strict=True):
+            state = game.new(players, seed)
+            for seat, choice in answers[:cut]:
+                state.act(seat, choice)
+            before = clock()
+            for _ in range(CLONES):
+                state.clone()
+            spent[stage] += clock() - before
+    return {f"us_clone_{stage}": round(spent[stage] / games / CLONES * 1e6, 2) for stage in STAGES}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=50, help="games per seat count")
@@ -73,6 +110,11 @@ def main() -> None:
         for players in range(game.min_players, game.max_players + 1):
             runs = [run(game, players, args.games) for _ in range(max(1, args.repeat))]
             figures = min(runs, key=lambda r: r["seconds"])
+            clones = min(
+                (clone_costs(game, players, min(args.games, CLONE_GAMES)) for _ in runs),
+                key=lambda c: c["us_clone_end"],
+            )
+            figures.update(clones)
             results.append({"game": game.id, "players": players, **figures})
             rows.append(
                 [
@@ -82,6 +124,7 @@ def main() -> None:
                     figures["us_per_decision"],
                     figures["us_view_and_events"],
                     figures["decisions_per_game"],
+                    *(figures[f"us_clone_{stage}"] for stage in STAGES),
                 ]
             )
     headers = [
@@ -91,6 +134,7 @@ def main() -> None:
         "us/decision",
         "of which view+events",
         "decisions/game",
+        *(f"us/clone {stage}" for stage in STAGES),
     ]
     print(tabulate(rows, headers=headers))
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,7 @@ import typer
 from tabulate import tabulate
 
 from arena.cli.ladder import ladder_app
+from arena.cli.positions import read_position, replay_position, rules
 from arena.cli.sandbox import sandbox_app
 from arena.games import UnknownGame, available_games, load_game
 from arena.games.base import Game, OptionError
@@ -39,6 +40,8 @@ replay_app = typer.Typer(
 app.add_typer(replay_app, name="replay")
 app.add_typer(ladder_app, name="ladder")
 app.add_typer(sandbox_app, name="sandbox")
+app.command("rules")(rules)
+replay_app.command("position")(replay_position)
 
 
 BOT_FORMS = (
@@ -161,6 +164,10 @@ def play(
         int, typer.Option(help="Substituted faults a seat may make before it forfeits.")
     ] = FaultPolicy.max_strikes,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    position: Annotated[
+        Path | None,
+        typer.Option(help="Start from this position (JSON, full or short form; see the README)."),
+    ] = None,
 ) -> None:
     """Play one match between bots and print each seat's score, rank and status.
 
@@ -170,7 +177,11 @@ def play(
     """
     try:
         game = load_game(game_id)
-        options = game.resolve_options(parse_options(option or []), len(bot))
+        start = None if position is None else read_position(game, position, len(bot))
+        if start is not None and option:
+            raise ValueError("--option cannot be used with --position (it carries its options)")
+        given = parse_options(option or []) if start is None else start["options"]
+        options = game.resolve_options(given, len(bot))
         specs = unique_names([parse_bot(text) for text in bot])
         level = choose_level(sandbox)
         for spec in specs:
@@ -193,6 +204,7 @@ def play(
         match_id=match_id,
         policy=policy,
         sandbox_level=sandbox,
+        position=start,
     )
     if as_json:
         typer.echo(json.dumps(result.as_dict(), indent=2))

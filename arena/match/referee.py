@@ -201,10 +201,12 @@ class Referee:
         policy: FaultPolicy | None = None,
         sandbox_limits: sandbox.SandboxLimits | None = None,
         sandbox_level: str | None = None,
+        position: Mapping[str, Any] | None = None,
     ) -> None:
         self.game = game
         self.bots = list(bots)
         self.seed = seed
+        self.position = position  # a full position to start from (Game.load) instead of a deal
         self.options = game.resolve_options(options, len(self.bots))
         self.limits = limits or Limits()
         names = [b.name for b in self.bots]
@@ -225,7 +227,10 @@ class Referee:
 
     def run(self, replay_path: Path | None = None) -> MatchResult:
         started = time.monotonic()
-        state = self.game.new(len(self.bots), self.seed, self.options)
+        if self.position is None:
+            state = self.game.new(len(self.bots), self.seed, self.options)
+        else:
+            state = self.game.load(self.position)
         void = None
         with sandbox.match_directory() as tmp:
             ctx = zmq.Context()
@@ -721,7 +726,7 @@ def play_match(
     """Play one match between bot processes; the result, and a replay file if a path is given.
 
     ``settings`` go to :class:`Referee`: ``ask_forced``, ``policy``, ``sandbox_limits``,
-    ``sandbox_level``.
+    ``sandbox_level``, ``position`` (a full position to start from; its options are the match's).
     """
     referee = Referee(game, bots, seed, options, limits, match_id, **settings)
     return referee.run(replay_path)

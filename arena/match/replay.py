@@ -4,7 +4,8 @@ A replay is one JSON document (``.json``, or gzip-compressed when the name ends 
 
 * ``format``/``format_version``: ``"arena-replay"``, 1;
 * ``match``, ``game`` {``id``, ``version``, ``options``}, ``seed``, ``players`` [{``seat``,
-  ``name``, ``command``}], ``limits``;
+  ``name``, ``command``}], ``limits``; ``position`` (only for a match started from a position:
+  the full position it started from, instead of a deal from ``seed``);
 * ``decisions``: every answer applied, in order: ``seat``, ``kind``, ``choice`` (index),
   ``option`` (the option chosen), ``by`` (``bot``, ``auto`` for a single-option decision,
   ``substitute`` for a forfeited seat), ``ms`` (the bot's thinking time) and ``events`` (the
@@ -19,7 +20,8 @@ A replay is one JSON document (``.json``, or gzip-compressed when the name ends 
 * ``timing``: wall-clock facts. With the volatile seat fields (``VOLATILE_SEAT_FIELDS``) and
   each decision's ``ms``, the only parts that differ between two plays of one match.
 
-``verify`` replays the recorded answers on a fresh engine and compares event log and outcome.
+``verify`` replays the recorded answers on a fresh engine and compares event log and outcome;
+``position_at`` re-simulates up to a decision and writes the game's position there.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from arena.games import load_game
 
 if TYPE_CHECKING:
-    from arena.games.base import State
+    from arena.games.base import Game, State
     from arena.match.referee import MatchResult, Referee
 
 FORMAT = "arena-replay"
@@ -71,6 +73,7 @@ def build(referee: Referee, state: State, result: MatchResult) -> dict[str, Any]
             for i, b in enumerate(referee.bots)
         ],
         "limits": referee.limits.as_dict(),
+        **({"position": referee.position} if referee.position is not None else {}),
         "decisions": referee.records,
         "events": state.event_log(),
         "outcome": state.outcome().as_dict(),
@@ -154,20 +157,10 @@ def verify(data: dict[str, Any]) -> Verification:
             False, f"replay is of {game.id} {game_info.get('version')}, engine is {game.version}"
         )
     try:
-        state = game.new(len(data["players"]), data["seed"], game_info.get("options"))
-        for n, record in enumerate(data["decisions"], start=1):  # numbered as replay show
-            pending = {d.seat: d for d in state.pending()}
-            decision = pending.get(record["seat"])
-            if decision is None or decision.kind != record.get("kind"):
-                return Verification(False, f"decision {n}: seat {record['seat']} was not asked")
-            if not 0 <= record["choice"] < len(decision.options):
-                return Verification(False, f"decision {n}: choice {record['choice']} out of range")
-            if (
-                "option" in record
-                and _plain(decision.options[record["choice"]]) != record["option"]
-            ):
-                return Verification(False, f"decision {n}: the option chosen differs")
-            state.act(record["seat"], record["choice"])
+        state = _start(game, data)
+        problem = _apply(state, data["decisions"])
+        if problem:
+            return Verification(False, problem)
     except Exception as exc:  # a corrupt replay must give a verdict, not a traceback
         return Verification(False, f"re-simulation failed: {type(exc).__name__}: {exc}")
     if state.pending():
@@ -184,6 +177,61 @@ def verify(data: dict[str, Any]) -> Verification:
     return Verification(
         True, f"{len(data['decisions'])} decisions, {len(events)} events: identical"
     )
+
+
+def _start(game: Game, data: dict[str, Any]) -> State:
+    """The state the match started from: its recorded position, or a deal from its seed."""
+    if "position" in data:
+        return game.load(data["position"])
+    return game.new(len(data["players"]), data["seed"], data["game"].get("options"))
+
+
+def _apply(state: State, decisions: list[dict[str, Any]], first: int = 1) -> str:
+    """Apply recorded answers, checking each against what is pending; the first problem, its
+    decision numbered from ``first`` (from 1, as ``replay show`` counts)."""
+    for i, record in enumerate(decisions, start=first):
+        pending = {d.seat: d for d in state.pending()}
+        decision = pending.get(record["seat"])
+        if decision is None or decision.kind != record.get("kind"):
+            return f"decision {i}: seat {record['seat']} was not asked"
+        if not 0 <= record["choice"] < len(decision.options):
+            return f"decision {i}: choice {record['choice']} out of range"
+        if "option" in record and _plain(decision.options[record["choice"]]) != record["option"]:
+            return f"decision {i}: the option chosen differs"
+        state.act(record["seat"], record["choice"])
+    return ""
+
+
+def position_at(data: dict[str, Any], number: int) -> dict[str, Any]:
+    """The position before decision ``number`` (from 1, as ``replay show`` counts them).
+
+    Raises ReplayError when the number is out of range, the game is not installed or cannot
+    write positions, or the recorded answers do not re-simulate.
+    """
+    decisions = data["decisions"]
+    if not 1 <= number <= len(decisions):
+        raise ReplayError(
+            f"--at must be 1..{len(decisions)} (the replay's decisions), got {number}"
+        )
+    try:
+        game = load_game(data["game"].get("id", ""))
+    except LookupError as exc:
+        raise ReplayError(str(exc)) from None
+    if data["game"].get("version") != game.version:
+        raise ReplayError(
+            f"replay is of {game.id} {data['game'].get('version')}, engine is {game.version}"
+        )
+    try:
+        state = _start(game, data)
+        problem = _apply(state, decisions[: number - 1])
+        position = state.position()
+    except Exception as exc:  # a corrupt replay must give a clear error, not a traceback
+        raise ReplayError(f"re-simulation failed: {type(exc).__name__}: {exc}") from None
+    if problem:
+        raise ReplayError(f"replay does not re-simulate: {problem}")
+    if position is None:
+        raise ReplayError(f"{game.id} cannot write positions")
+    return position
 
 
 def strip_timing(data: dict[str, Any]) -> dict[str, Any]:

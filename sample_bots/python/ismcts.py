@@ -31,6 +31,7 @@ from arena.games.base import Decision, Outcome, State
 from protocol.bot import Bot, Turn, Welcome
 
 Playout = Callable[[State, Decision, random.Random], int]
+Reward = Callable[[State], list[float]]  # per seat in [0, 1], from a finished playout
 MIN_ITERATIONS = 8  # even on a tiny clock a few samples beat a blind choice
 
 
@@ -45,6 +46,11 @@ def rank_rewards(outcome: Outcome) -> list[float]:
         return [1.0] * len(ranks)
     beaten = [sum(1.0 if r < o else 0.5 if r == o else 0.0 for o in ranks) - 0.5 for r in ranks]
     return [b / (len(ranks) - 1) for b in beaten]
+
+
+def outcome_rewards(state: State) -> list[float]:
+    """The default reward: :func:`rank_rewards` of the playout's outcome."""
+    return rank_rewards(state.outcome())
 
 
 class _Edge:
@@ -73,6 +79,7 @@ class Search:
         rng: random.Random,
         playout: Playout = random_playout,
         exploration: float = 0.7,
+        reward: Reward = outcome_rewards,
     ) -> None:
         self.game = load_game(game_id)
         self.players = players
@@ -81,6 +88,7 @@ class Search:
         self.rng = rng
         self.playout = playout
         self.exploration = exploration
+        self.reward = reward
         self.iterations = 0
 
     def choose(
@@ -120,7 +128,7 @@ class Search:
         while pending := state.pending():
             decision = pending[0]
             state.act(decision.seat, self.playout(state, decision, self.rng))
-        rewards = rank_rewards(state.outcome())
+        rewards = self.reward(state)
         for edge, seat in path:
             edge.visits += 1
             edge.reward += rewards[seat]
@@ -151,10 +159,16 @@ class SearchBot(Bot):
     """Plays ``game_id`` by ISMCTS, spending ``fraction`` of ``move_ms`` on each decision."""
 
     def __init__(
-        self, game_id: str, playout: Playout = random_playout, fraction: float = 0.5, seed: int = 0
+        self,
+        game_id: str,
+        playout: Playout = random_playout,
+        fraction: float = 0.5,
+        seed: int = 0,
+        reward: Reward = outcome_rewards,
     ) -> None:
         self.game_id = game_id
         self.playout = playout
+        self.reward = reward
         self.fraction = fraction
         self.seed = seed
         self.events: list[dict[str, Any]] = []
@@ -165,7 +179,13 @@ class SearchBot(Bot):
         rng = random.Random(f"{self.seed}/{welcome.match}/{welcome.seat}")
         game = welcome.game
         self.search = Search(
-            game["id"], welcome.players, game["options"], welcome.seat, rng, self.playout
+            game["id"],
+            welcome.players,
+            game["options"],
+            welcome.seat,
+            rng,
+            self.playout,
+            reward=self.reward,
         )
         self.events = []
 

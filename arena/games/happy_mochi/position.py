@@ -179,8 +179,8 @@ def load(players: int, options: dict[str, Any], data: Mapping[str, Any]) -> Moch
         raise PositionError(str(unknown[0]), "is not a Happy Mochi position field")
     state = MochiState.blank(players, options, rng_from(data.get("rng")))
     state.round = _int(data, "round", 0)
-    state.starter = _int(data, "starter", 0, players - 1)
     state.active = _int(data, "active", 0, players - 1)
+    state.starter = _int(data, "starter", 0, players - 1)
     direction = data.get("direction")
     if direction not in ("+", "-"):
         raise PositionError("direction", f"must be '+' or '-', got {direction!r}")
