@@ -107,3 +107,37 @@ def test_validator_speaks_the_protocol_s_words(field: str, value: object, words:
     with pytest.raises(ProtocolError) as caught:
         check_bot_message(msg)
     assert str(caught.value) == f"action.{field} {words}"
+
+
+def test_games_points_to_each_readme_and_the_readmes_agree_on_auto() -> None:
+    code, out = arena("games")
+    assert code == 0, out
+    for game in ("happy_mochi", "mai_star", "motora", "mottainai"):
+        assert f"  {game}: arena/games/{game}/README.md" in out
+    assert "extended=auto" in out
+    readme = (ROOT / "arena" / "games" / "mottainai" / "README.md").read_text()
+    assert "| `extended` | bool | `auto` |" in readme and "unset" not in readme.lower()
+
+
+def test_replay_verify_counts_decisions_from_1_and_exits_1(tmp_path: Path) -> None:
+    replay = tmp_path / "r.json"
+    code, out = arena(
+        "play",
+        "happy_mochi",
+        "--bot",
+        f"python {RANDOM}",
+        "--bot",
+        f"python {RANDOM} --seed 2",
+        "--replay",
+        str(replay),
+    )
+    assert code == 0, out
+    data = json.loads(replay.read_text())
+    first = data["decisions"][0]
+    first["choice"] = 10_000
+    replay.write_text(json.dumps(data))
+    code, out = arena("replay", "verify", str(replay))
+    assert code == 1
+    assert "decision 1: choice 10000 out of range" in out
+    code, shown = arena("replay", "show", str(replay))
+    assert f"#1 seat {first['seat']} " in shown
