@@ -72,8 +72,8 @@ class MaiStarGame(Game):
         events: Sequence[Mapping[str, Any]],
         rng: random.Random,
     ) -> MaiStarState:
-        position = sample_position(seat, view, events, rng)
-        return load_state(players, dict(options), {**self.envelope(players, options), **position})
+        position = {**self.envelope(players, options), **sample_position(seat, view, events, rng)}
+        return load_state(players, dict(options), position, random.Random(rng.getrandbits(64)))
 
 
 GAME = MaiStarGame()

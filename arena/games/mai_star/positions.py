@@ -285,8 +285,9 @@ def check_cards(zones: Sequence[tuple[str, Sequence[int]]], round_: int) -> None
         raise PositionError("cards", f"{len(missing)} cards are in no zone ({names}...)")
 
 
-def read(st: MaiStarState, data: Mapping[str, Any]) -> None:
-    """Fill ``st`` (created bare) from a position's fields, checking every invariant."""
+def read(st: MaiStarState, data: Mapping[str, Any], rng: random.Random | None = None) -> None:
+    """Fill ``st`` (created bare) from a position's fields, checking every invariant; ``rng``
+    stands for the ``rng`` field when given (a sampled position needs no particular one)."""
     r = Reader(st.n)
     r.map(data, "position", ("game", "version", "players", "options", "form", *FIELDS))
     get = lambda key: r.field(data, key, key)  # noqa: E731
@@ -337,7 +338,7 @@ def read(st: MaiStarState, data: Mapping[str, Any]) -> None:
     ]
     _read_decision(r, st, get("decision"))
     st.over = r.bool(get("over"), "over")
-    st.rng = rng_from(get("rng"))
+    st.rng = rng if rng is not None else rng_from(get("rng"))
     _check_flow(st)
 
 
@@ -409,7 +410,12 @@ def _check_flow(st: MaiStarState) -> None:
             raise PositionError(f"seats[{s}].geisha", "is null outside geisha selection")
 
 
-def load_state(players: int, options: dict[str, Any], data: Mapping[str, Any]) -> MaiStarState:
+def load_state(
+    players: int,
+    options: dict[str, Any],
+    data: Mapping[str, Any],
+    rng: random.Random | None = None,
+) -> MaiStarState:
     """A state from a full position; runs scheduled steps if no decision is written."""
     from .state import MaiStarState, Seat
 
@@ -418,7 +424,6 @@ def load_state(players: int, options: dict[str, Any], data: Mapping[str, Any]) -
     st.options = dict(options)
     st.log = EventLog()
     st.seats = [Seat() for _ in range(players)]
-    st.rng = random.Random(0)
-    read(st, data)
+    read(st, data, rng)
     st.advance()
     return st

@@ -14,7 +14,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..base import rng_state
 from .data import CARD_IDS, CARD_INDEX, FULL_DECK, GEISHAS
 
 # Cards that leave a hand face up, by event type (and discard reason).
@@ -48,7 +47,8 @@ def known_hands(seat: int, players: int, events: Sequence[Mapping[str, Any]]) ->
 def sample_position(
     seat: int, view: Mapping[str, Any], events: Sequence[Mapping[str, Any]], rng: random.Random
 ) -> dict[str, Any]:
-    """The fields of a position (no envelope) consistent with ``seat``'s view and events."""
+    """The fields of a position (no envelope, no generator) consistent with ``seat``'s view
+    and events."""
     tables = view["tables"]
     players = len(tables)
     bottom = list(view.get("deck_bottom", []))  # bottom card first
@@ -118,5 +118,4 @@ def sample_position(
         "stack": stack,
         "decision": decision,
         "over": False,
-        "rng": rng_state(random.Random(rng.getrandbits(64))),
     }
