@@ -1,6 +1,6 @@
 """Motora (Twisted Bit Games, 2018): tribes, idols and survival on a volcanic island.
 
-The rules follow ``/shared/games/motora/RULES.md``; the board and the 70 cards are loaded from the
+The rules follow the packaged ``RULES.md``; the board and the 70 cards are loaded from the
 packaged ``board.json`` and ``cards.json``. See README.md for decisions, view and events.
 """
 

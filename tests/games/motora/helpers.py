@@ -48,6 +48,11 @@ def fresh(
     return st
 
 
+def short(players: int, **fields: Any) -> dict[str, Any]:
+    """A short position (see the README's *Short positions*) for ``players`` tribes."""
+    return {"form": "short", "game": "motora", "players": players, **fields}
+
+
 def index(decision: Decision, **fields: Any) -> int:
     """Index of the first option whose fields include ``fields``."""
     for i, option in enumerate(decision.options):
