@@ -39,7 +39,7 @@ def _play(state: MottainaiState, answers: list[int]) -> None:
 def test_loaded_position_continues_identically(players: int, options: dict) -> None:
     """At every decision the position round-trips through JSON and loads to the same decision;
     every tenth one, played on with the same answers, gives the same events and outcome."""
-    for seed in (1, 2):
+    for seed in (1, 2)[: 3 - players // 2]:  # one game at 4-5 players, long enough
         answers = _answers(players, seed, options)
         final = GAME.new(players, seed, options)
         _play(final, answers)
@@ -58,6 +58,8 @@ def test_loaded_position_continues_identically(players: int, options: dict) -> N
                 assert loaded.event_log() == events, step
                 assert loaded.outcome() == final.outcome()
             state.act(seat, choice)
+        over = GAME.load(json.loads(json.dumps(state.position())))
+        assert not over.pending() and over.outcome() == final.outcome()
 
 
 def test_clone_is_independent_and_continues_identically() -> None:
@@ -205,7 +207,7 @@ def _determinize_checks(players: int, options: dict, seed: int, every: int) -> i
 
 @pytest.mark.parametrize(("players", "options"), CONFIGS)
 def test_determinize_keeps_decision_and_view(players: int, options: dict) -> None:
-    checked = sum(_determinize_checks(players, options, seed, 3) for seed in range(3))
+    checked = sum(_determinize_checks(players, options, seed, 4) for seed in range(3))
     assert checked > 100
 
 

@@ -1,0 +1,30 @@
+"""The Mottainai search bot plays a whole match through the real referee without a fault."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.games import load_game
+from arena.match.bots import parse_bot
+from arena.match.referee import Limits, play_match
+from arena.match.replay import read, verify
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_search_bot_plays_a_match(tmp_path: Path) -> None:
+    bots = [
+        parse_bot(
+            "search=python sample_bots/python/mottainai_search.py --seed 3 --fraction 0.02", ROOT
+        ),
+        parse_bot("random=python sample_bots/python/random_bot.py --seed 2", ROOT),
+    ]
+    replay = tmp_path / "r.json"
+    # The bot searches 20 ms per decision (quick), the clock leaves room for a loaded machine.
+    limits = Limits(init_ms=10_000, move_ms=1_000, bank_ms=10_000)
+    result = play_match(load_game("mottainai"), bots, seed=4, limits=limits, replay_path=replay)
+    assert result.void is None, result.void
+    for seat in result.seats:
+        assert seat.status == "ok", (seat.name, seat.status, seat.detail, seat.log_tail)
+    assert result.seats[0].decisions > 10
+    assert verify(read(replay)).ok
