@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
+from arena.match.channels import excerpt
 from protocol.codec import ProtocolError
 from protocol.messages import check_bot_message
 
@@ -141,3 +142,9 @@ def test_replay_verify_counts_decisions_from_1_and_exits_1(tmp_path: Path) -> No
     assert "decision 1: choice 10000 out of range" in out
     code, shown = arena("replay", "show", str(replay))
     assert f"#1 seat {first['seat']} " in shown
+
+
+def test_excerpts_show_bytes_as_text_or_hex_never_python_reprs() -> None:
+    assert excerpt({"choice": b"choosing 3"}) == '{"choice": "<bin \'choosing 3\'>"}'
+    assert excerpt(b"\x81\xa4") == "0x81a4"
+    assert excerpt(b"not json") == '"not json"'

@@ -47,13 +47,19 @@ class Inbound:
 
 
 def excerpt(data: object) -> str:
-    """A short printable rendering of what a bot sent (JSON for a decoded message, else the
-    Python repr of the raw bytes), safe for logs and terminals."""
+    """A short printable rendering of what a bot sent (JSON for a decoded message, a msgpack
+    bin as ``<bin 'text'>`` or ``<bin 0x...>``, raw bytes as text or hex), safe for logs."""
     if isinstance(data, dict):
-        text = json.dumps(data, ensure_ascii=False, default=repr, separators=(", ", ": "))
+        text = json.dumps(data, ensure_ascii=False, default=_bin, separators=(", ", ": "))
+    elif isinstance(data, bytes):
+        text = messages.show_bytes(data)
     else:
         text = repr(data)
     return printable(text, EXCERPT_CHARS)
+
+
+def _bin(data: bytes) -> str:
+    return "<bin " + messages.show_bytes(data, quote="'") + ">"
 
 
 def printable(text: str, limit: int) -> str:
