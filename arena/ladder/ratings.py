@@ -116,8 +116,6 @@ class BotStats:
     def as_dict(self) -> dict[str, Any]:
         return {
             "bot": self.bot,
-            "place": self.place,
-            "tied": self.tied,
             "conservative": self.rating.conservative,
             "mu": self.rating.mu,
             "sigma": self.rating.sigma,
@@ -129,6 +127,8 @@ class BotStats:
             "sets": self.sets,
             "relative_score": self.relative.mean,
             "relative_score_ci": list(self.relative_ci) if self.relative_ci else None,
+            "place": self.place,
+            "tied": self.tied,
         }
 
 

@@ -198,6 +198,17 @@ def h2h_table(
     return render(["ahead of →", *bots], rows, fmt, data)
 
 
+def _percent(p: float | None) -> str:
+    """A probability as a percentage that never rounds to a certainty it is not."""
+    if p is None:
+        return "-"
+    if p > 0.999:
+        return ">99.9%"
+    if p < 0.001:
+        return "<0.1%"
+    return f"{100 * p:.1f}%"
+
+
 def _share(count: int, share: float | None) -> str:
     return f"{count} ({_num(None if share is None else 100 * share, 1)}%)"
 
@@ -211,8 +222,8 @@ def compare_table(c: Comparison, fmt: str) -> str:
         ["duplicate sets both played", d["sets"]],
         [f"mean relative score, {c.a} minus {c.b}", _num(c.difference.mean)],
         ["95% CI (Student t over sets)", _interval(c.difference)],
-        [f"chance {c.a} is the stronger", "-" if p is None else f"{100 * p:.1f}%"],
-        [f"chance {c.b} is the stronger", "-" if p is None else f"{100 * (1 - p):.1f}%"],
+        [f"chance {c.a} is the stronger", _percent(p)],
+        [f"chance {c.b} is the stronger", _percent(None if p is None else 1 - p)],
         ["matches both played", c.matches],
         [f"{c.a} ahead of {c.b}", _share(c.a_ahead, d["a_ahead_share"])],
         [f"{c.b} ahead of {c.a}", _share(c.b_ahead, d["b_ahead_share"])],

@@ -25,6 +25,9 @@ def test_demo_ranks_greedy_above_every_random_bot(tmp_path: Path) -> None:
         cmp = arena("ladder", "compare", str(path), "greedy", other["bot"], "--format", "json")
         result = json.loads(cmp.stdout)
         assert result["ci"][0] > 0 and result["a_ahead"] > result["b_ahead"]
+        assert result["verdict"] == "greedy is stronger (95%)"
+    text = arena("ladder", "compare", str(path), "greedy", "random-1").stdout
+    assert text.splitlines()[-1] == "greedy is stronger (95%)"
     replays = sorted((tmp_path / "demo.replays").iterdir())
     assert len(replays) == 48
     verified = arena("replay", "verify", str(replays[0]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -17,7 +18,7 @@ from arena.ladder.ratings import (
     seat_effects,
     set_relative_scores,
 )
-from arena.report.tables import place_labels
+from arena.report.tables import compare_table, ladder_table, matches_table, place_labels
 
 BOTS = ("a", "b", "c")
 
@@ -157,3 +158,34 @@ def test_seat_effects_find_a_first_seat_advantage() -> None:
     assert all(first.wins > e.wins for e in others)
     assert sum(e.relative.mean for e in effects if e.relative.mean is not None) == pytest.approx(0)
     assert seat_effects([]) == []
+
+
+def test_tables_fit_the_terminal_and_end_compare_with_the_verdict() -> None:
+    matches = duplicate_sets(10, random.Random(7))
+    stats = ladder_stats(matches, RatingSettings(), BOTS)
+    header = {"ladder": "x"}
+    narrow = ladder_table(stats, "table", header, width=80).splitlines()
+    assert max(map(len, narrow)) <= 80
+    assert narrow[0].split()[:3] == ["#", "bot", "mu-3σ"] and "rel. score [95% CI]" in narrow[0]
+    wide = ladder_table(stats, "table", header, width=None).splitlines()
+    assert max(map(len, wide)) > 80 and "mean score" in wide[0] and "sigma" in wide[0]
+    assert json.loads(ladder_table(stats, "json", header, width=80))["bots"][0]["sigma"] > 0
+    text = compare_table(compare(matches, "a", "c"), "table").splitlines()
+    assert text[-1] == "a is stronger (95%)" and any("chance c is the stronger" in t for t in text)
+    few = compare_table(compare(matches[:6], "a", "c"), "table").splitlines()
+    assert few[-1] == "not distinguishable yet: not enough sets: 2 of 3 needed"
+
+
+def test_matches_json_holds_real_arrays_and_objects() -> None:
+    row = {
+        "id": "m",
+        "seats": '["a", "b"]',
+        "options": '{"max_rounds": 1}',
+        "outcome": '{"ranks": [0, 1]}',
+        "results": [{"bot": "a", "warnings": '{"slow": 1}', "incidents": "[]", "log_tail": "[x"}],
+    }
+    (out,) = json.loads(matches_table([row], "json"))
+    assert out["seats"] == ["a", "b"] and out["options"] == {"max_rounds": 1}
+    assert out["outcome"]["ranks"] == [0, 1]
+    assert out["results"][0]["warnings"] == {"slow": 1} and out["results"][0]["incidents"] == []
+    assert out["results"][0]["log_tail"] == "[x"  # text stays text
