@@ -43,6 +43,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/engines.py
 	$(PY) bench/transport.py
+	$(PY) bench/stats.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache replays sample_bots/node/node_modules sample_bots/cpp/build
