@@ -42,9 +42,10 @@ def run_cli(
 
 
 @contextmanager
-def taken_uids(folder: Path) -> Iterator[dict[str, str]]:
+def taken_uids(folder: Path, only_workers: bool = False) -> Iterator[dict[str, str]]:
     """A uid lock directory with every bot uid locked by this process; yields the environment
-    that makes Arena processes lease from it (through ``sitecustomize`` in ``folder``)."""
+    that makes Arena processes lease from it (through ``sitecustomize`` in ``folder``): every
+    process, or with ``only_workers`` only a ladder's worker processes (``spawn`` children)."""
     locks = folder / "uids"
     locks.mkdir()
     fds = []
@@ -57,9 +58,11 @@ def taken_uids(folder: Path) -> Iterator[dict[str, str]]:
         hook.mkdir()
         (hook / "sitecustomize.py").write_text(
             textwrap.dedent(f"""\
+            import sys
             from pathlib import Path
-            from arena.sandbox import uids
-            uids.LOCK_DIR = Path({str(locks)!r})
+            if not {only_workers} or "--multiprocessing-fork" in sys.argv:
+                from arena.sandbox import uids
+                uids.LOCK_DIR = Path({str(locks)!r})
             """)
         )
         yield {"PYTHONPATH": str(hook)}

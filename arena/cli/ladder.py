@@ -2,7 +2,10 @@
 
 Errors in the file, a database at odds with it or an unreachable cluster print one line,
 ``arena: error: ...``, and exit 2 before any match starts. An interrupted run exits 130 and
-resumes when the same command runs again; a match still void after its retries exits 1.
+resumes when the same command runs again; a match still void after its retries exits 1. A
+machine that cannot run the bots (sandbox, interpreter, cgroup, uid) stops the run with exit 3,
+blaming no bot; a database that cannot be written (read-only, disk full, deleted during the run)
+exits 4, and what was stored before is safe.
 """
 
 from __future__ import annotations
@@ -11,10 +14,12 @@ import os
 import shlex
 import shutil
 import signal
+import sqlite3
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -28,11 +33,12 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from arena import sandbox
 from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
 from arena.ladder.executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
 from arena.ladder.ratings import compare, head_to_head, ladder_stats, seat_effects
-from arena.ladder.store import CommandChanged, Store, StoreError
+from arena.ladder.store import CommandChanged, StorageError, Store, StoreError, storage_error
 from arena.report import tables as report
 from arena.report.html import write_report
 
@@ -42,6 +48,10 @@ FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="Ladder file (TOML
 FormatOpt = Annotated[
     str, typer.Option("--format", "-f", help=f"Output: {', '.join(report.FORMATS)}.")
 ]
+
+
+HOST_EXIT = 3  # this machine cannot run the bots: nothing blamed on them
+STORAGE_EXIT = 4  # the database cannot be written: what was stored is safe
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
@@ -202,6 +212,11 @@ def run(
     command resumes.
     """
     cfg = _config(path, fmt, check_bots=True)
+    try:
+        if ladder.check_host(cfg) == "rlimits":
+            typer.echo(f"arena: warning: {sandbox.UNSANDBOXED}", err=True)
+    except ladder.HostFailure as exc:
+        _fail(str(exc), code=HOST_EXIT)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops like Ctrl-C
     try:
         with (
@@ -216,6 +231,10 @@ def run(
         )
     except StoreError as exc:
         _fail(str(exc))
+    except ladder.HostFailure as exc:
+        _fail(str(exc), code=HOST_EXIT)
+    except StorageError as exc:
+        _fail(str(exc), code=STORAGE_EXIT)
     except KeyboardInterrupt:
         _fail(f"interrupted: {_stored(cfg)}; run the same command again to resume", code=130)
     # A void match is played again, up to MAX_ATTEMPTS tries: said only when it happened.
@@ -229,6 +248,8 @@ def run(
     )
     with _reading(cfg) as store:
         _show(cfg, store, fmt)
+    if summary.blocked:
+        _fail(_blocked_message(cfg, summary), code=1)
     if summary.failed:
         _fail(f"{summary.failed} matches stayed void; run again to retry them", code=1)
 
@@ -240,6 +261,22 @@ def _stored(cfg: LadderConfig) -> str:
     with _reading(cfg) as store:
         schedule, stored = ladder.records(cfg, store)
     return f"{len(stored)} of {len(schedule)} matches stored (those in flight are lost)"
+
+
+def _blocked_message(cfg: LadderConfig, summary: ladder.RunSummary) -> str:
+    """Which matches are no longer played because they keep voiding, and what to do."""
+    shown = "; ".join(
+        f"{b.match_id} ({', '.join(b.bots)}; last: {b.last})" for b in summary.blocked[:5]
+    )
+    more = f" and {len(summary.blocked) - 5} more" if len(summary.blocked) > 5 else ""
+    suspects = summary.suspects()
+    seated = f"; seated in every one of them: {', '.join(suspects)}" if suspects else ""
+    return (
+        f"{len(summary.blocked)} matches voided {ladder.MAX_VOIDS} times by their own referee or "
+        f"worker failing are no longer played (a bot may be crashing the referee to undo its "
+        f"losses): {shown}{more}{seated}. Look into them, then `arena ladder forget {cfg.path} "
+        "--match ID` to let one be played again, or `--bot NAME` to drop a bot's matches"
+    )
 
 
 @ladder_app.command()
@@ -327,6 +364,81 @@ def rerate(path: FileArg, fmt: FormatOpt = "table") -> None:
         _show(cfg, store, fmt)
     finally:
         store.close()
+
+
+@ladder_app.command()
+def forget(
+    path: FileArg,
+    match: Annotated[
+        list[str] | None,
+        typer.Option("--match", help="A stored match id or unique prefix (repeatable)."),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(help="Every match stored at or after this ISO time (local unless zoned)."),
+    ] = None,
+    bot: Annotated[
+        str | None,
+        typer.Option(help="Every match of this bot, and its record (to change its command)."),
+    ] = None,
+    fmt: FormatOpt = "table",
+) -> None:
+    """Drop stored matches (their results and void attempts) and rebuild the ratings.
+
+    For matches played under a broken set-up, or a bot whose command changed. The next `run`
+    plays them again.
+    """
+    if sum(x is not None for x in (match, since, bot)) != 1:
+        _fail("forget needs exactly one of --match ID ..., --since ISO-TIME, --bot NAME")
+    cfg = _config(path, fmt)
+    if not cfg.database.is_file():
+        _fail(f"{cfg.database}: no ladder database yet (run `arena ladder run` first)")
+    try:
+        store = Store.create(cfg.database, cfg.game.id)
+    except StoreError as exc:
+        _fail(str(exc))
+    except StorageError as exc:
+        _fail(str(exc), code=STORAGE_EXIT)
+    try:
+        ids = _forgotten(store, match, since, bot)
+        count = store.forget(ids, bot)
+        ladder.rerate(cfg, store)
+        store.check_still_there()
+    except StorageError as exc:
+        _fail(str(exc), code=STORAGE_EXIT)
+    except sqlite3.Error as exc:
+        _fail(str(storage_error(cfg.database, exc)), code=STORAGE_EXIT)
+    finally:
+        store.close()
+    typer.echo(f"{cfg.name}: forgot {count} stored matches; ratings rebuilt", err=True)
+    with _reading(cfg) as reader:
+        _show(cfg, reader, fmt)
+
+
+def _forgotten(
+    store: Store, match: list[str] | None, since: str | None, bot: str | None
+) -> list[str]:
+    """The stored match ids ``forget`` was asked for; exit 2 naming any that is not there."""
+    if match is not None:
+        ids = []
+        for given in match:
+            found = store.resolve(given)
+            if len(found) != 1:
+                what = "no stored match" if not found else f"{len(found)} stored matches"
+                _fail(f"--match {given}: {what} with that id")
+            ids += found
+        return ids
+    if since is not None:
+        try:
+            when = datetime.fromisoformat(since)
+        except ValueError:
+            _fail(f"--since {since!r}: not an ISO 8601 time (e.g. 2026-11-24T05:00)")
+        return store.matches_since(when.timestamp())
+    assert bot is not None
+    ids = store.matches_of(bot)
+    if not ids and not store.has_bot(bot):
+        _fail(f"--bot {bot}: no such bot in {store.path}")
+    return ids
 
 
 @ladder_app.command("report")

@@ -3,7 +3,10 @@
 Both run the same top-level :func:`run_match` on a plain dict and get a plain dict back, so a
 job pickles the same way to a local process or to a remote worker. Whatever fails outside the
 referee's own guard (an import error, a worker that died, a lost connection) comes back as a
-``void`` result: never a bot's fault, so the runner retries it and never stores it.
+``void`` result: never a bot's fault, so the runner retries it and never stores it. A local
+worker that died marks the voids of every match it had in flight ``worker_died``: which of them
+caused it is not known, so the runner retries each alone (a ``solo`` job runs with nothing else
+in flight) and only then holds a void against the match.
 
 Local workers are started with the ``spawn`` method (no forked ZeroMQ state) and ask the
 kernel for SIGTERM when the runner dies (``PR_SET_PDEATHSIG``); on SIGTERM a worker kills
@@ -32,7 +35,7 @@ from arena import sandbox
 from arena.games import load_game
 from arena.match.bots import BotSpec
 from arena.match.faults import FaultPolicy
-from arena.match.referee import Limits, play_match
+from arena.match.referee import HOST_VOID, Limits, play_match
 from arena.sandbox import SandboxLimits
 
 _PR_SET_PDEATHSIG = 1
@@ -69,14 +72,17 @@ def run_match(job: dict[str, Any]) -> dict[str, Any]:
             sandbox_limits=SandboxLimits(**job["sandbox_limits"]),
             sandbox_level=job["sandbox"],
         ).as_dict()
+    except sandbox.HostError as exc:  # this machine failed, outside the referee's guard
+        result = {"void": f"{HOST_VOID}{exc}"}
     except Exception as exc:  # outside the referee's guard: the worker's fault, not a bot's
         result = {"void": f"worker: {type(exc).__name__}: {exc}"}
     result["worker"] = f"{socket.gethostname()}:{os.getpid()}"
     return result
 
 
-def _void(exc: BaseException) -> dict[str, Any]:
-    return {"void": f"executor: {type(exc).__name__}: {exc}", "worker": "?"}
+def _void(exc: BaseException, worker_died: bool = False) -> dict[str, Any]:
+    void = {"void": f"executor: {type(exc).__name__}: {exc}", "worker": "?"}
+    return void | {"worker_died": True} if worker_died else void
 
 
 class Executor(ABC):
@@ -177,7 +183,7 @@ class LocalExecutor(Executor):
             if pool is self.pool:
                 pool.shutdown(wait=False, cancel_futures=True)
                 self.pool = self._pool()
-            return _void(exc)
+            return _void(exc, worker_died=True)
         except Exception as exc:
             return _void(exc)
 
@@ -244,11 +250,12 @@ class DaskExecutor(Executor):
 
 @dataclass
 class Job:
-    """A match to run and how many times it has been tried."""
+    """A match to run, how many times it has been tried, and whether it must run alone."""
 
     key: str
     payload: dict[str, Any]
     attempt: int = 1
+    solo: bool = False
 
 
 class Dispatcher:
@@ -259,14 +266,25 @@ class Dispatcher:
         self.queue = deque(jobs)
         self.running: dict[Any, Job] = {}
 
-    def again(self, job: Job) -> None:
-        """Run ``job`` once more, before anything not yet started."""
+    def again(self, job: Job, solo: bool = False) -> None:
+        """Run ``job`` once more, before anything not yet started; alone if ``solo``."""
         job.attempt += 1
+        job.solo = job.solo or solo
         self.queue.appendleft(job)
+
+    def stop(self) -> None:
+        """Start nothing more; the jobs in flight still finish."""
+        self.queue.clear()
+
+    def _may_start(self) -> bool:
+        if not self.queue or len(self.running) >= self.executor.slots:
+            return False
+        alone = self.queue[0].solo or any(j.solo for j in self.running.values())
+        return not (alone and self.running)
 
     def __iter__(self) -> Iterator[tuple[Job, dict[str, Any]]]:
         while self.queue or self.running:
-            while self.queue and len(self.running) < self.executor.slots:
+            while self._may_start():
                 job = self.queue.popleft()
                 self.running[self.executor.submit(job.payload)] = job
             for future in self.executor.wait(list(self.running)):

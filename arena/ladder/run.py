@@ -4,26 +4,58 @@ The runner is the only writer of the database. It skips every match id already s
 the rest to the executor, stores each finished match in its own transaction, retries a void
 match (a referee or worker failure, never a bot's) a bounded number of times, and at the end
 rebuilds the ratings from everything stored, in schedule order.
+
+Voids are never a free undo, and never burn a schedule:
+
+* a ``host:`` void (this machine failed to start a bot) stops the run: nothing more is handed
+  out, nothing is stored for it, and :class:`HostFailure` says what to fix;
+* a worker that dies takes every match in flight with it, so those voids are ``shared`` and the
+  matches are retried alone (``solo``): a void of a match that ran alone is its own;
+* a match whose own voids reach ``MAX_VOIDS``, over all runs, is not played again: a bot may be
+  crashing its referee to undo losses. The run finishes the rest and reports it (``blocked``)
+  with the bots seated in every such match, for the organiser to judge (``arena ladder forget``
+  clears a match's voids).
 """
 
 from __future__ import annotations
 
+import sqlite3
+import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from arena import sandbox
 from arena.ladder.config import LadderConfig
 from arena.ladder.executor import Dispatcher, Executor, Job
 from arena.ladder.ratings import BotStats, MatchRecord, ladder_stats, rate
 from arena.ladder.schedule import MatchSpec, build_schedule
-from arena.ladder.store import Store
+from arena.ladder.store import StorageError, Store, storage_error
 from arena.match.bots import BotSpec
+from arena.match.referee import HOST_VOID
 
 MAX_ATTEMPTS = 3
+MAX_VOIDS = 3  # a match's own voids, over all runs, before it is no longer played
+
+
+class HostFailure(RuntimeError):
+    """This machine cannot run the ladder's bots (sandbox, interpreter, cgroup, uid, fork)."""
+
 
 Progress = Callable[[int, int, int], None]
 """Called after each stored or abandoned match with (done, total, faults so far)."""
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """A match no longer played: its own voids reached ``MAX_VOIDS``."""
+
+    match_id: str
+    bots: tuple[str, ...]
+    voids: int
+    last: str
 
 
 @dataclass(frozen=True)
@@ -35,6 +67,14 @@ class RunSummary:
     retries: int
     faults: int
     elapsed_s: float
+    blocked: list[Blocked] = field(default_factory=list)
+
+    def suspects(self) -> list[str]:
+        """Bots seated in every blocked match (the likeliest cause), by name."""
+        if not self.blocked:
+            return []
+        common = set.intersection(*(set(b.bots) for b in self.blocked))
+        return sorted(common)
 
 
 def schedule_of(cfg: LadderConfig) -> list[MatchSpec]:
@@ -91,39 +131,123 @@ def rerate(cfg: LadderConfig, store: Store) -> list[BotStats]:
     return ladder_stats(stored, cfg.rating, cfg.bot_names)
 
 
+def check_host(cfg: LadderConfig) -> str:
+    """The level bots will run at; HostFailure if this machine cannot run them (no confining
+    level and no explicit ``rlimits``, or Arena's Python unusable by bots at that level)."""
+    try:
+        level = sandbox.choose(cfg.sandbox)
+    except sandbox.SandboxError as exc:
+        raise HostFailure(str(exc)) from None
+    python = any(b.argv()[0] == sys.executable for b in cfg.bots)
+    problem = sandbox.interpreter_problem(level) if python and level != "rlimits" else ""
+    if problem:
+        raise HostFailure(f"{problem}; nothing was played")
+    return level
+
+
+def check_replays(folder: Path | None) -> None:
+    """StorageError, before anything is played, if replays cannot be written to ``folder``."""
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".arena-write-test-{time.monotonic_ns()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise StorageError(
+            f"{folder}: the replay folder cannot be written ({exc.strerror}); nothing was "
+            "played: fix it, or set replays = false in the ladder file"
+        ) from None
+
+
 def run_ladder(
     cfg: LadderConfig, executor: Executor, progress: Progress | None = None
 ) -> RunSummary:
-    """Play every scheduled match not stored yet; then rerate."""
-    started = time.monotonic()
-    schedule = schedule_of(cfg)
+    """Play every scheduled match not stored yet; then rerate.
+
+    Raises HostFailure (before any match, or after the first ``host:`` void), StorageError
+    (the database or the replay folder cannot be written) and StoreError (the database does
+    not fit the file, or another run holds it).
+    """
+    check_host(cfg)
+    check_replays(cfg.replays)
     store = Store.create(cfg.database, cfg.game.id)
     try:
-        store.register_bots(cfg.bots)
-        done = store.done_ids()
-        specs = {s.match_id: s for s in schedule if s.match_id not in done}
-        jobs = [Job(key, match_job(cfg, spec)) for key, spec in specs.items()]
-        already = len(schedule) - len(jobs)
-        dispatcher = Dispatcher(executor, jobs)
-        played = failed = retries = faults = 0
-        if progress is not None:
-            progress(already, len(schedule), faults)
-        for job, result in dispatcher:
-            if result.get("void"):
-                store.record_void(job.key, job.attempt, result["void"])
-                if job.attempt < MAX_ATTEMPTS:
-                    retries += 1
-                    dispatcher.again(job)
-                    continue
-                failed += 1
-            else:
-                store.record_match(specs[job.key], result, job.attempt)
-                played += 1
-                faults += sum(1 for s in result["seats"] if s["status"] != "ok")
-            if progress is not None:
-                progress(already + played + failed, len(schedule), faults)
-        rerate(cfg, store)
+        return _run(cfg, executor, store, progress)
+    except sqlite3.Error as exc:
+        raise storage_error(cfg.database, exc) from None
     finally:
         store.close()
+
+
+def _run(
+    cfg: LadderConfig, executor: Executor, store: Store, progress: Progress | None
+) -> RunSummary:
+    started = time.monotonic()
+    schedule = schedule_of(cfg)
+    store.register_bots(cfg.bots)
+    done = store.done_ids()
+    specs = {s.match_id: s for s in schedule if s.match_id not in done}
+    own_voids = store.match_voids()
+    blocked = [
+        _blocked(store, specs[k], n) for k, n in own_voids.items() if k in specs and n >= MAX_VOIDS
+    ]
+    jobs = [
+        Job(key, match_job(cfg, spec), solo=key in own_voids)
+        for key, spec in specs.items()
+        if own_voids.get(key, 0) < MAX_VOIDS
+    ]
+    already = len(schedule) - len(specs)
+    dispatcher = Dispatcher(executor, jobs)
+    played = failed = retries = faults = 0
+    host_failure = ""
+    if progress is not None:
+        progress(already, len(schedule), faults)
+    for job, result in dispatcher:
+        if result.get("void"):
+            blame = _blame(result, job)
+            store.record_void(job.key, job.attempt, result["void"], specs[job.key].bots, blame)
+            own_voids[job.key] = own_voids.get(job.key, 0) + (blame == "match")
+            if blame == "host":
+                host_failure = host_failure or result["void"]
+                dispatcher.stop()
+                failed += 1
+            elif own_voids[job.key] >= MAX_VOIDS:
+                blocked.append(_blocked(store, specs[job.key], own_voids[job.key]))
+                failed += 1
+            elif job.attempt < MAX_ATTEMPTS:
+                retries += 1
+                dispatcher.again(job, solo=True)
+                continue
+            else:
+                failed += 1
+        else:
+            store.record_match(specs[job.key], result, job.attempt)
+            store.check_still_there()
+            played += 1
+            faults += sum(1 for s in result["seats"] if s["status"] != "ok")
+        if progress is not None:
+            progress(already + played + failed, len(schedule), faults)
+    rerate(cfg, store)
+    store.check_still_there()
+    if host_failure:
+        raise HostFailure(
+            f"the run stopped: {host_failure}; nothing was stored for the matches this machine "
+            "could not start and no bot was blamed: fix it (see `arena sandbox probe`) and run "
+            "the same command again"
+        )
     elapsed = time.monotonic() - started
-    return RunSummary(len(schedule), already, played, failed, retries, faults, elapsed)
+    blocked.sort(key=lambda b: b.match_id)
+    return RunSummary(len(schedule), already, played, failed, retries, faults, elapsed, blocked)
+
+
+def _blame(result: dict[str, Any], job: Job) -> str:
+    """Whose failure a void was (see ``store.VOID_COLUMNS``)."""
+    if result["void"].startswith(HOST_VOID):
+        return "host"
+    return "shared" if result.get("worker_died") and not job.solo else "match"
+
+
+def _blocked(store: Store, spec: MatchSpec, voids: int) -> Blocked:
+    return Blocked(spec.match_id, tuple(spec.bots), voids, store.last_void(spec.match_id))

@@ -5,6 +5,11 @@ killed at any moment leaves either the whole match or nothing of it; a resumed r
 match ids already stored. Void attempts (referee or engine failures) go to their own table and
 never become results. Ratings and their history are derived data, rebuilt from the results by
 ``arena ladder rerate`` and at the end of every run. ``ladders/README.md`` documents the schema.
+
+The run lock is an ``flock`` on ``<database>.lock`` beside the file, not on the database itself,
+so deleting the database during a run does not let a second runner in; and the runner checks,
+after every match it stores, that its path still names the file it writes, so results written
+into a deleted file are never reported as stored.
 """
 
 from __future__ import annotations
@@ -40,6 +45,15 @@ SEAT_COLUMNS_V2 = (
     ("incidents", "TEXT NOT NULL DEFAULT '[]'"),
     ("log_tail", "TEXT NOT NULL DEFAULT ''"),
 )
+
+# Void columns added later (in place, whatever the schema): the bots seated, and whose failure
+# it was: "host" (this machine), "shared" (a worker died with several matches in flight, so it
+# is not known which caused it) or "match" (this match alone: it counts towards MAX_VOIDS).
+VOID_COLUMNS = (
+    ("seats", "TEXT NOT NULL DEFAULT '[]'"),
+    ("blame", "TEXT NOT NULL DEFAULT 'match'"),
+)
+BLAMES = ("host", "shared", "match")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -90,7 +104,8 @@ CREATE TABLE IF NOT EXISTS voids (
     match_id TEXT NOT NULL,
     attempt INTEGER NOT NULL,
     reason TEXT NOT NULL,
-    at REAL NOT NULL
+    at REAL NOT NULL,
+    {void_columns}
 );
 CREATE TABLE IF NOT EXISTS ratings (
     bot TEXT PRIMARY KEY,
@@ -109,7 +124,7 @@ CREATE TABLE IF NOT EXISTS rating_history (
 );
 """.replace(
     "{seat_columns}", "".join(f"{name} {decl},\n    " for name, decl in SEAT_COLUMNS_V2).rstrip()
-)
+).replace("{void_columns}", ",\n    ".join(f"{name} {decl}" for name, decl in VOID_COLUMNS))
 
 
 class StoreError(RuntimeError):
@@ -128,43 +143,88 @@ class CommandChanged(StoreError):
         )
 
 
+class StorageError(RuntimeError):
+    """The database could not be written (read-only, disk full, deleted during the run)."""
+
+
+def storage_error(path: Path, exc: BaseException) -> StorageError:
+    """What to tell the organiser when writing ``path`` failed with ``exc``."""
+    return StorageError(
+        f"{path}: cannot write the ladder database ({exc}); every match stored before this is "
+        "safe (each is one transaction): fix it (free space, permissions) and run the same "
+        "command again to resume"
+    )
+
+
+def lock_path(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
 class Store:
     """One open ladder database. Use :meth:`create` to run, :meth:`read` to report."""
 
-    def __init__(self, conn: sqlite3.Connection, lock: int | None = None) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, lock: int | None = None, path: Path | None = None
+    ) -> None:
         self.conn = conn
         self.conn.row_factory = sqlite3.Row
         self.lock = lock
+        self.path = path
+        self.identity = _identity(path) if path is not None else None
 
     @classmethod
     def create(cls, path: Path, game: str) -> Store:
         """Open for writing, creating the file and schema when missing.
 
-        The writer holds an exclusive ``flock`` on the file (independent of SQLite's own
+        The writer holds an exclusive ``flock`` on ``<path>.lock`` (independent of SQLite's own
         ``fcntl`` locks), so two runs of one ladder cannot play the same matches twice.
+        StorageError when the file cannot be created or written.
         """
-        path.parent.mkdir(parents=True, exist_ok=True)
-        lock = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            lock = _lock(lock_path(path))
+        except OSError as exc:
+            raise storage_error(path, exc) from None
+        if lock is None:
+            raise StoreError(f"{path}: in use by another `arena ladder` run")
+        try:
+            conn = sqlite3.connect(path, isolation_level=None, timeout=30)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable against crashes
+            conn.execute("PRAGMA foreign_keys=ON")
+            store = cls(conn, lock, path)
+            conn.executescript(SCHEMA)
+            with store.transaction():
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('game', ?)", (game,))
+            store._upgrade()
+        except sqlite3.DatabaseError as exc:
             os.close(lock)
-            raise StoreError(f"{path}: in use by another `arena ladder` run") from None
-        conn = sqlite3.connect(path, isolation_level=None, timeout=30)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable against process crashes
-        conn.execute("PRAGMA foreign_keys=ON")
-        store = cls(conn, lock)
-        conn.executescript(SCHEMA)
-        with store.transaction():
-            conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-            conn.execute("INSERT OR IGNORE INTO meta VALUES ('game', ?)", (game,))
-        store._upgrade()
+            if isinstance(exc, sqlite3.OperationalError):
+                raise storage_error(path, exc) from None
+            raise StoreError(f"{path}: not a ladder database ({exc})") from None
         store._check_meta(path, game)
         return store
 
+    def check_still_there(self) -> None:
+        """StorageError if the database file was deleted or replaced since it was opened: what
+        was written since went into a file nobody can read."""
+        if self.path is not None and _identity(self.path) != self.identity:
+            raise StorageError(
+                f"{self.path}: the database was deleted or replaced during the run; the matches "
+                "this run stored since went with the deleted file and are lost; run the same "
+                "command again to play them"
+            )
+
     def _upgrade(self) -> None:
-        """Bring a schema-1 database to schema 2: new seat columns, nothing lost."""
+        """Bring an older database to the current schema, nothing lost: void columns added
+        in place; a schema-1 database gets the schema-2 seat columns."""
+        voids = {r[1] for r in self.conn.execute("PRAGMA table_info(voids)")}
+        if voids and not voids.issuperset(n for n, _ in VOID_COLUMNS):
+            with self.transaction():
+                for name, decl in VOID_COLUMNS:
+                    if name not in voids:
+                        self.conn.execute(f"ALTER TABLE voids ADD COLUMN {name} {decl}")
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         if row is None or row[0] != "1":
             return
@@ -205,6 +265,7 @@ class Store:
         self.conn.close()
         if self.lock is not None:
             os.close(self.lock)  # releases the flock
+            self.lock = None
 
     # -- bots and matches ----------------------------------------------------------------------
 
@@ -284,11 +345,60 @@ class Store:
                 f"INSERT INTO results VALUES ({', '.join('?' * len(seats[0]))})", seats
             )
 
-    def record_void(self, match_id: str, attempt: int, reason: str) -> None:
+    def record_void(
+        self, match_id: str, attempt: int, reason: str, seats: Sequence[str], blame: str
+    ) -> None:
+        """One void attempt, with the bots seated and whose failure it was (``BLAMES``)."""
+        row = (match_id, attempt, reason, time.time(), json.dumps(list(seats)), blame)
         with self.transaction():
-            self.conn.execute(
-                "INSERT INTO voids VALUES (?, ?, ?, ?)", (match_id, attempt, reason, time.time())
-            )
+            self.conn.execute("INSERT INTO voids VALUES (?, ?, ?, ?, ?, ?)", row)
+
+    def match_voids(self) -> dict[str, int]:
+        """Per match id not stored, how many void attempts were its own (blame ``match``)."""
+        query = (
+            "SELECT match_id, COUNT(*) FROM voids WHERE blame = 'match' "
+            "AND match_id NOT IN (SELECT id FROM matches) GROUP BY match_id"
+        )
+        return dict(self.conn.execute(query).fetchall())
+
+    def last_void(self, match_id: str) -> str:
+        query = "SELECT reason FROM voids WHERE match_id = ? ORDER BY at DESC LIMIT 1"
+        row = self.conn.execute(query, (match_id,)).fetchone()
+        return row[0] if row else ""
+
+    # -- forgetting ----------------------------------------------------------------------------
+
+    def matches_since(self, since: float) -> list[str]:
+        """Stored matches that finished at or after ``since`` (unix seconds)."""
+        query = "SELECT id FROM matches WHERE finished_at >= ? ORDER BY finished_at"
+        return [r[0] for r in self.conn.execute(query, (since,))]
+
+    def matches_of(self, bot: str) -> list[str]:
+        query = "SELECT DISTINCT match_id FROM results WHERE bot = ? ORDER BY match_id"
+        return [r[0] for r in self.conn.execute(query, (bot,))]
+
+    def has_bot(self, name: str) -> bool:
+        query = "SELECT 1 FROM bots WHERE name = ?"
+        return self.conn.execute(query, (name,)).fetchone() is not None
+
+    def resolve(self, given: str) -> list[str]:
+        """Stored match ids equal to, or starting with, ``given``."""
+        query = "SELECT id FROM matches WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id"
+        return [r[0] for r in self.conn.execute(query, (given,))]
+
+    def forget(self, match_ids: Iterable[str], bot: str | None = None) -> int:
+        """Drop stored matches (their results and void attempts too), and ``bot``'s record so it
+        may come back with another command; one transaction. The matches dropped."""
+        ids = sorted(set(match_ids))
+        with self.transaction():
+            for table, column in (("results", "match_id"), ("voids", "match_id"),
+                                  ("matches", "id")):  # fmt: skip
+                self.conn.executemany(
+                    f"DELETE FROM {table} WHERE {column} = ?", [(i,) for i in ids]
+                )
+            if bot is not None:
+                self.conn.execute("DELETE FROM bots WHERE name = ?", (bot,))
+        return len(ids)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -340,6 +450,30 @@ class Store:
                 "INSERT INTO rating_history VALUES (?, ?, ?, ?, ?)",
                 [(h.position, h.match_id, h.bot, h.mu, h.sigma) for h in history],
             )
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _lock(path: Path) -> int | None:
+    """An exclusive ``flock`` on the lock file ``path`` (its fd), or None when another run holds
+    it. Retried when the file was replaced between opening and locking it."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        st = os.fstat(fd)
+        if _identity(path) == (st.st_dev, st.st_ino):
+            return fd
+        os.close(fd)  # deleted or replaced meanwhile: lock the file that is there now
 
 
 class _Transaction:
