@@ -42,7 +42,9 @@ from arena.ladder.store import CommandChanged, StorageError, Store, StoreError, 
 from arena.report import tables as report
 from arena.report.html import write_report
 
-ladder_app = typer.Typer(help="Run ladders (round-robin, gauntlet) and read their tables.")
+ladder_app = typer.Typer(
+    help="Run ladders (round-robin, gauntlet) and read their tables.", rich_markup_mode=None
+)
 
 FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="Ladder file (TOML).")]
 FormatOpt = Annotated[
