@@ -73,6 +73,8 @@ def test_repeated_names_are_numbered() -> None:
         ("node sample_bots/node/bot.js", "bot"),
         ("java -Xmx64m -jar build/strong.jar", "strong"),
         ("./my_bot --seed 2", "my_bot"),
+        ("./my_bot --config conf.json", "my_bot"),  # a program given by path is the bot
+        ("bots/bot.py --config conf.json", "bot"),
         ("sh -c 'exit 0'", "sh"),
     ],
 )

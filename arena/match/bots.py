@@ -92,9 +92,11 @@ def _script_argument(argv: list[str] | tuple[str, ...], base: Path) -> Path | No
 
 
 def default_name(argv: list[str] | tuple[str, ...], cwd: Path | None = None) -> str:
-    """The stem of the script the program runs, whatever the interpreter (``ruby mochi_bot.rb``
-    is ``mochi_bot``, ``java -jar bot.jar`` is ``bot``), else the program's own stem."""
-    for arg in argv[1:]:
+    """The stem of the script an interpreter runs, whatever the interpreter (``ruby mochi_bot.rb``
+    is ``mochi_bot``, ``java -jar bot.jar`` is ``bot``), else the program's own stem. A program
+    given by its path (``./my_bot --config x.json``) is the bot itself: its arguments are not."""
+    interpreted = "/" not in argv[0] and not argv[0].endswith(".py")
+    for arg in argv[1:] if interpreted else ():
         if arg.startswith("-"):
             continue
         path = Path(arg)
