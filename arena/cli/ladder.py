@@ -258,10 +258,14 @@ def run(
 
 def _stored(cfg: LadderConfig) -> str:
     """How much of the schedule is safely stored, for the organiser who just stopped a run."""
-    if not cfg.database.is_file():
+    try:
+        store = Store.read(cfg.database, cfg.game.id)
+    except StoreError:  # stopped before the database was made
         return "no match stored yet"
-    with _reading(cfg) as store:
+    try:
         schedule, stored = ladder.records(cfg, store)
+    finally:
+        store.close()
     return f"{len(stored)} of {len(schedule)} matches stored (those in flight are lost)"
 
 
