@@ -90,6 +90,7 @@ class Search:
         self.exploration = exploration
         self.reward = reward
         self.iterations = 0
+        self.root = _Edge()  # the last search's tree
 
     def choose(
         self,
@@ -99,7 +100,7 @@ class Search:
         deadline: float,
     ) -> int:
         """The index into ``offered`` (this seat's options now) that the search likes best."""
-        root = _Edge()
+        root = self.root = _Edge()
         done = 0
         while done < MIN_ITERATIONS or time.monotonic() < deadline:
             state = self.game.determinize(
