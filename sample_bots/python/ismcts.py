@@ -115,6 +115,11 @@ class Search:
         ]
         return max(range(len(offered)), key=visits.__getitem__)
 
+    def statistics(self, offered: Sequence[Mapping[str, Any]]) -> list[tuple[int, float]]:
+        """(visits, mean reward) of each of this seat's options at the last search's root."""
+        edges = [self.root.children.get(_key(self.seat, o)) for o in offered]
+        return [(e.visits, e.reward / e.visits) if e and e.visits else (0, 0.0) for e in edges]
+
     def _iterate(self, root: _Edge, state: State) -> None:
         edge, path = root, []
         expanded = False
