@@ -18,7 +18,7 @@ from arena.match.replay import read
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = str(Path(sys.executable).parent / "arena")
 RANDOM = "python sample_bots/python/random_bot.py"
-GAMES_WITH_RULES = ["happy_mochi"]
+GAMES_WITH_RULES = ["happy_mochi", "mai_star", "motora", "mottainai"]
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:

@@ -124,7 +124,9 @@ class Search:
         edge, path = root, []
         expanded = False
         while not expanded and (pending := state.pending()):
-            decision = pending[0]
+            # Own decision first: simultaneous answers are buffered, so the order is free, and
+            # the root must hold this seat's options.
+            decision = min(pending, key=lambda d: d.seat != self.seat)
             if len(decision.options) == 1:
                 state.act(decision.seat, 0)
                 continue

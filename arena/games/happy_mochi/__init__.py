@@ -1,4 +1,4 @@
-"""Happy Mochi (Zygomatic, 2025) for Arena: rules engine per shared/games/happy_mochi/RULES.md."""
+"""Happy Mochi (Zygomatic, 2025) for Arena: rules engine per the packaged RULES.md."""
 
 from .game import HappyMochi
 from .state import MochiState
