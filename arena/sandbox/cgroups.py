@@ -69,13 +69,20 @@ def check() -> str:
 
 @functools.cache
 def _prepare_parents() -> None:
-    """Make our parent cgroups (once per process) and sweep those left by dead referees."""
+    """Make our parent cgroups (once per process) and sweep those left by dead referees.
+
+    A referee killed at the wrong moment can leave a bot behind: bubblewrap clears the
+    parent-death signal when it drops privileges and sets its own only later, so a referee that
+    dies in between is not noticed. Its cgroup still holds every process of that bot: they are
+    killed here before the cgroup is removed.
+    """
     for parent in dict.fromkeys(_parents().values()):
         parent.mkdir(exist_ok=True)
         for child in parent.glob("bot-*"):
             owner = child.name.split("-")[1]
             if owner.isdigit() and not Path(f"/proc/{owner}").exists():
                 with contextlib.suppress(OSError):
+                    _kill_all(child)
                     child.rmdir()
     if version() == 2:  # controllers must be enabled top-down for a child to get them
         for path in (ROOT, ROOT / "arena"):
@@ -83,6 +90,16 @@ def _prepare_parents() -> None:
             wanted = [c for c in ("memory", "pids", "cpu") if c not in enabled]
             if wanted:
                 (path / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in wanted))
+
+
+def _kill_all(folder: Path) -> None:
+    """SIGKILL every process in the cgroup ``folder`` until it is empty (bounded)."""
+    deadline = time.monotonic() + _KILL_TIMEOUT_S
+    while (pids := (_read(folder / "cgroup.procs") or "").split()) and time.monotonic() < deadline:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+        time.sleep(0.001)
 
 
 def _write(path: Path, value: str | int) -> None:
@@ -163,14 +180,10 @@ class Cgroup:
         """SIGKILL every process in it until it is empty (new forks are caught next round)."""
         if self.v2 and (self.dirs[0] / "cgroup.kill").exists():
             _write(self.dirs[0] / "cgroup.kill", 1)
-        deadline = time.monotonic() + _KILL_TIMEOUT_S
-        while pids := self.pids():
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            if time.monotonic() > deadline:
-                raise OSError(errno.EBUSY, f"cgroup {self.dirs[0]} still has processes {pids}")
-            time.sleep(0.001)
+        for d in self.dirs:
+            _kill_all(d)
+        if pids := self.pids():
+            raise OSError(errno.EBUSY, f"cgroup {self.dirs[0]} still has processes {pids}")
 
     def figures(self) -> Figures:
         if self.v2:

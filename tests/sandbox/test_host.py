@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from arena import sandbox
-from arena.sandbox import HostError, SandboxError, host, seccomp, workdirs
+from arena.sandbox import HostError, SandboxError, cgroups, host, seccomp, workdirs
 from tests.broken_hosts import ROOT, private_python, run_cli, taken_uids
+from tests.procs import leftovers
 
 from .conftest import need, run_bot
 
@@ -212,7 +213,7 @@ KILLED_REFEREE = """
 from arena.games.happy_mochi import GAME
 from arena.match.bots import parse_bot
 from arena.match.referee import Limits, play_match
-bot = parse_bot("slow=python {random}")
+bot = parse_bot("slow=python {random} --seed 9191")
 play_match(GAME, [bot, parse_bot("sleeper=sleep 60")], 1, {{"max_rounds": 1}},
            Limits(init_ms=60_000))
 """
@@ -238,3 +239,7 @@ def test_a_killed_referees_folder_is_swept_by_the_next_one() -> None:
         pass
     assert not any(f.exists() for f in left)
     assert set(base.glob(f"{workdirs.PREFIX}*")) <= before | left
+    if sandbox.probe().has("cgroup"):  # and a bot that outlived it is killed with its cgroup
+        cgroups._prepare_parents.cache_clear()
+        cgroups._prepare_parents()
+        assert leftovers("--seed 9191") == []
