@@ -124,6 +124,9 @@ def _is_utf8(text: str) -> bool:
     return True
 
 
+_CONTAINERS = frozenset((dict, list))  # the exact types both decoders produce
+
+
 def check_shape(obj: Any) -> None:
     """A message must be a map with str keys, nested at most MAX_DEPTH levels."""
     if not isinstance(obj, dict):
@@ -139,5 +142,7 @@ def check_shape(obj: Any) -> None:
                     raise ProtocolError("malformed", f"map key {key!r} is not a string")
                 if isinstance(value, (dict, list)):
                     stack.append((value, depth + 1))
-        elif isinstance(item, list):
+        elif isinstance(item, list) and not _CONTAINERS.isdisjoint(map(type, item)):
+            # Only arrays holding containers are walked item by item (in Python): a megabyte
+            # of flat arrays is checked at C speed.
             stack.extend((value, depth + 1) for value in item if isinstance(value, (dict, list)))

@@ -25,10 +25,15 @@ ERROR_CODES = (
     "bank_exhausted",
     "crashed",
     "oom",
+    "flood",
+    "too_many_connections",
+    "match_timeout",
     "internal",
 )
 
 MAX_NAME_LEN = 64
+MAX_VERSIONS = 16  # items in hello.versions
+MAX_VERSION = (1 << 31) - 1
 MAX_INFO_LEN = 1024
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 
@@ -114,8 +119,13 @@ def check_bot_message(msg: dict[str, Any]) -> dict[str, Any]:
             continue
         _check_field(kind, name, msg[name], expected)
     if kind == "hello":
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in msg["versions"]):
+        versions = msg["versions"]
+        if len(versions) > MAX_VERSIONS:
+            raise _fail(f"hello.versions lists more than {MAX_VERSIONS} versions")
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in versions):
             raise _fail("hello.versions must be a list of integers")
+        if not all(1 <= v <= MAX_VERSION for v in versions):
+            raise _fail(f"hello.versions items must be integers from 1 to {MAX_VERSION}")
         if len(msg["name"]) > MAX_NAME_LEN:
             raise _fail(f"hello.name is longer than {MAX_NAME_LEN} characters")
     return msg

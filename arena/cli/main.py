@@ -210,6 +210,8 @@ def play(
     )
     if as_json:
         typer.echo(json.dumps(result.as_dict(), indent=2))
+    elif result.void:  # no table: a void match has no ranks, only seats that never got to play
+        fail(f"match void: {result.void}", code=1)
     else:
         typer.echo(result_table(result))
         for line in ended_seats(result):

@@ -6,14 +6,22 @@ protocol error it broke) and sends referee messages. The referee polls every cha
 the ones that are ready, so neither transport can block the match.
 
 * ZeroMQ: one ROUTER per bot on its own ``ipc://`` socket file. The first connection to speak
-  owns the seat; anything from another connection is ``unexpected``. A socket monitor
-  watches connections: libzmq drops a connection that sends a frame over ``MAXMSGSIZE`` and
-  the bot's DEALER connects again at once, so a drop followed by a new connection is ruled
-  ``too_large`` (a bot that just closes its socket does not come back: its exit or its clock
-  rules it).
+  owns the seat (its file descriptor is learnt from the message); anything from another
+  connection is ``unexpected``. A socket monitor counts connections: every one costs the referee
+  a file descriptor, so a bot may open at most ``MAX_CONNECTIONS`` over a match (``overrun``
+  then; the referee faults the seat and closes the socket, which frees them all). libzmq drops
+  a connection that sends a frame over ``MAXMSGSIZE`` and the bot's DEALER connects again at
+  once, so the seat's own connection dropped and followed by a new one is ``oversized``; other
+  connections coming and going are only counted.
 * stdio: JSON lines on the bot's stdin and stdout pipes. A line longer than the message limit is
   ``too_large`` as soon as that many bytes are buffered (the referee never waits for its end),
-  and output that ends without a newline is ``malformed``.
+  and output that ends without a newline is ``malformed``. What the referee writes waits in an
+  outbox of at most ``OUTBOX_BYTES``: a bot that does not read its stdin is ``overflowed``.
+
+Reading is in two steps so that one seat cannot make another's answer late: ``receive`` takes
+raw :class:`Frame` s (at most ``WAKE_MESSAGES`` messages or one message's worth of bytes per
+seat and wake), each stamped with the moment it was read, and ``check`` decodes one frame when
+the referee is ready for it (and only if the seat has not been charged out by then).
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,10 +39,24 @@ from zmq.utils.monitor import recv_monitor_message
 from protocol import codec, messages
 from protocol.codec import ProtocolError
 
-RCVHWM = 64
+RCVHWM = 8  # messages queued per connection in the referee: an honest bot has one in flight
+SNDHWM = 64  # referee messages queued for a bot that does not read
+BACKLOG = 8  # connections waiting to be accepted
+MAX_CONNECTIONS = 4  # connections a bot may open to its socket over a match
+WAKE_MESSAGES = 16  # messages read from one seat per wake, so a flooding bot cannot starve others
+OUTBOX_BYTES = 8 << 20  # referee output a stdio bot may leave unread
 EXCERPT_CHARS = 300
 READ_CHUNK = 1 << 16
-BATCH = 256  # messages taken from one socket per wake, so a flooding bot cannot starve others
+
+
+@dataclass
+class Frame:
+    """One message as read, not yet decoded: its bytes and the moment it was read."""
+
+    data: bytes
+    received: float
+    foreign: bool = False  # from a ZeroMQ connection other than the one that said hello
+    error: ProtocolError | None = None  # broken before decoding (multi-part, endless line)
 
 
 @dataclass
@@ -43,19 +66,56 @@ class Inbound:
     msg: dict[str, Any] | None
     error: ProtocolError | None
     excerpt: str
-    foreign: bool = False  # from a ZeroMQ connection other than the one that said hello
 
 
 def excerpt(data: object) -> str:
     """A short printable rendering of what a bot sent (JSON for a decoded message, a msgpack
-    bin as ``<bin 'text'>`` or ``<bin 0x...>``, raw bytes as text or hex), safe for logs."""
+    bin as ``<bin 'text'>`` or ``<bin 0x...>``, raw bytes as text or hex), safe for logs.
+
+    A decoded message is rendered only as far as the excerpt reaches, never as a whole: a bot
+    may send a megabyte of valid message and the excerpt costs the same as for a small one.
+    """
     if isinstance(data, dict):
-        text = json.dumps(data, ensure_ascii=False, default=_bin, separators=(", ", ": "))
+        parts: list[str] = []
+        _render(data, parts, EXCERPT_CHARS + 1)
+        text = "".join(parts)
     elif isinstance(data, bytes):
         text = messages.show_bytes(data)
     else:
         text = repr(data)
     return printable(text, EXCERPT_CHARS)
+
+
+def _render(value: object, parts: list[str], budget: int) -> int:
+    """Append ``value`` as compact JSON to ``parts`` until ``budget`` characters are used;
+    return what is left of the budget (0: stop)."""
+    if budget <= 0:
+        return 0
+    if isinstance(value, dict | list):
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        closing = "}" if isinstance(value, dict) else "]"
+        parts.append("{" if isinstance(value, dict) else "[")
+        budget -= 1
+        for i, (key, item) in enumerate(items):
+            if budget <= 0:
+                return 0
+            if i:
+                parts.append(", ")
+                budget -= 2
+            if isinstance(value, dict):
+                budget = _render(key, parts, budget)
+                parts.append(": ")
+                budget -= 2
+            budget = _render(item, parts, budget)
+        parts.append(closing)
+        return budget - 1
+    if isinstance(value, bytes):
+        value = _bin(value[: EXCERPT_CHARS + 1])
+    elif isinstance(value, str):
+        value = value[:budget]
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    parts.append(text)
+    return budget - len(text)
 
 
 def _bin(data: bytes) -> str:
@@ -69,8 +129,11 @@ def printable(text: str, limit: int) -> str:
     return "".join(c if c.isprintable() else "?" for c in text)
 
 
-def _check(payload: bytes, decode: Any, max_bytes: int) -> Inbound:
+def _check(frame: Frame, decode: Any, max_bytes: int) -> Inbound:
     """Decode and validate; the excerpt shows the message as decoded when it could be."""
+    payload = frame.data
+    if frame.error is not None:
+        return Inbound(None, frame.error, excerpt(payload[:EXCERPT_CHARS]))
     try:
         decoded = decode(payload, max_bytes)
     except ProtocolError as exc:
@@ -95,52 +158,94 @@ class ZmqChannel:
         self.socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
         self.socket.setsockopt(zmq.MAXMSGSIZE, max_bytes)
         self.socket.setsockopt(zmq.RCVHWM, RCVHWM)
+        self.socket.setsockopt(zmq.SNDHWM, SNDHWM)
+        self.socket.setsockopt(zmq.BACKLOG, BACKLOG)
         events = zmq.EVENT_DISCONNECTED | zmq.EVENT_ACCEPTED
         self.monitor = self.socket.get_monitor_socket(events)
         self.socket.bind(self.endpoint)
         self.identity: bytes | None = None
-        self.dropped = False
-        self.reconnected = False  # connected again after a drop: see ``oversized``
+        self.owner_fd: int | None = None  # the descriptor of the connection that owns the seat
+        self.accepted = 0  # connections over the match
+        self.dropped = False  # the owner's connection was dropped
+        self.reconnected = False  # and a new connection came: see ``oversized``
+        self.closed = False
 
     @property
     def handles(self) -> list[Any]:
-        return [self.socket, self.monitor]
+        return [] if self.closed else [self.socket, self.monitor]
+
+    @property
+    def pending(self) -> bool:
+        return False  # zmq_poll reports messages left in the socket at every poll
+
+    @property
+    def overrun(self) -> bool:
+        """More connections than a bot may open (each costs the referee a descriptor)."""
+        return self.accepted > MAX_CONNECTIONS
+
+    @property
+    def oversized(self) -> bool:
+        """The seat's connection was dropped and the bot came back: libzmq refused a frame."""
+        return self.reconnected
 
     def env(self) -> dict[str, str]:
         return {"ARENA_ENDPOINT": self.endpoint, "ARENA_TRANSPORT": self.transport}
 
-    def receive(self, ready: dict[Any, int]) -> list[Inbound]:
+    def receive(self, ready: dict[Any, int]) -> list[Frame]:
+        if self.closed:
+            return []
         if self.monitor in ready:
-            while self.monitor.poll(0):
-                event = recv_monitor_message(self.monitor)["event"]
-                self.dropped = self.dropped or event == zmq.EVENT_DISCONNECTED
-                self.reconnected = self.dropped and event == zmq.EVENT_ACCEPTED
-        items: list[Inbound] = []
-        while self.socket in ready and len(items) < BATCH:
+            self._connections()
+        frames: list[Frame] = []
+        size = 0
+        while self.socket in ready and len(frames) < WAKE_MESSAGES and size < self.max_bytes:
             try:
-                frames = self.socket.recv_multipart(zmq.NOBLOCK)
+                parts = self.socket.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 break
-            identity, body = frames[0], frames[1:]
-            if len(body) != 1:
-                error = ProtocolError("malformed", f"a message must be 1 frame, got {len(body)}")
-                item = Inbound(None, error, excerpt(body[:4]))
-            else:
-                item = _check(body[0], codec.decode, self.max_bytes)
-            # The first connection to speak owns the seat (the socket file is the bot's alone).
-            self.identity = self.identity or identity
-            item.foreign = identity != self.identity
-            items.append(item)
-        return items
+            frame = self._frame(parts)
+            size += len(frame.data)
+            frames.append(frame)
+        return frames
+
+    def _connections(self) -> None:
+        while self.monitor.poll(0):
+            event = recv_monitor_message(self.monitor)
+            if event["event"] == zmq.EVENT_ACCEPTED:
+                self.accepted += 1
+                self.reconnected = self.reconnected or self.dropped
+            elif event["value"] == self.owner_fd:
+                self.dropped = True
+                self.owner_fd = None  # the number may come back for a new connection
+
+    def _frame(self, parts: list[zmq.Frame]) -> Frame:
+        identity, body = parts[0].bytes, parts[1:]
+        data = b"".join(part.bytes for part in body[:4])
+        frame = Frame(data, time.monotonic())
+        if len(body) != 1:
+            frame.error = ProtocolError("malformed", f"a message must be 1 frame, got {len(body)}")
+        # The first connection to speak owns the seat (the socket file is the bot's alone).
+        if self.identity is None:
+            self.identity = identity
+            self.owner_fd = parts[-1].get(zmq.SRCFD)
+        frame.foreign = identity != self.identity
+        return frame
+
+    def check(self, frame: Frame) -> Inbound:
+        return _check(frame, codec.decode, self.max_bytes)
 
     def send(self, msg: dict[str, Any]) -> None:
-        if self.identity is None:
+        if self.identity is None or self.closed:
             return
         # A peer gone (EHOSTUNREACH) or not reading (EAGAIN) is judged by its pidfd or clock.
         with contextlib.suppress(zmq.ZMQError):
             self.socket.send_multipart([self.identity, codec.encode(msg)], zmq.NOBLOCK)
 
     def close(self) -> None:
+        """Close the socket, and with it every connection the bot made (idempotent)."""
+        if self.closed:
+            return
+        self.closed = True
         with contextlib.suppress(zmq.ZMQError):
             self.socket.disable_monitor()
         self.monitor.close(linger=0)
@@ -175,12 +280,42 @@ class StdioChannel:
     def env(self) -> dict[str, str]:
         return {"ARENA_TRANSPORT": self.transport}
 
-    def receive(self, ready: dict[Any, int]) -> list[Inbound]:
+    @property
+    def pending(self) -> bool:
+        """Whole lines left over from an earlier wake (poll would not report them)."""
+        return b"\n" in self.inbox or (self.closed and bool(self.inbox))
+
+    @property
+    def overflowed(self) -> bool:
+        """More referee output waits than a bot that reads its stdin would ever leave."""
+        return len(self.outbox) > OUTBOX_BYTES
+
+    def receive(self, ready: dict[Any, int]) -> list[Frame]:
         if self.writing is not None and self.writing in ready:
             self._flush()
-        if self.stdout is None or self.stdout not in ready or self.closed:
-            return []
-        # Read all there is, but never hold more than one message's worth unparsed.
+        if self.stdout is not None and self.stdout in ready and not self.closed:
+            self._read()
+        frames: list[Frame] = []
+        size = 0
+        while len(frames) < WAKE_MESSAGES and size < self.max_bytes:
+            end = self.inbox.find(b"\n")
+            if end < 0:
+                break
+            frames.append(Frame(bytes(self.inbox[:end]), time.monotonic()))
+            del self.inbox[: end + 1]
+            size += end
+        if frames:
+            return frames
+        if len(self.inbox) > self.max_bytes:
+            why = f"a line of over {self.max_bytes} bytes with no end in sight"
+            frames.append(self._rest(ProtocolError("too_large", why)))
+        elif self.closed and self.inbox:
+            why = "output ends in a line without a newline"
+            frames.append(self._rest(ProtocolError("malformed", why)))
+        return frames
+
+    def _read(self) -> None:
+        """Read all there is, but never hold more than one message's worth unparsed."""
         while not self.closed and len(self.inbox) <= self.max_bytes:
             try:
                 chunk = os.read(self.stdout, READ_CHUNK)
@@ -190,25 +325,18 @@ class StdioChannel:
                 chunk = b""
             self.closed = not chunk
             self.inbox += chunk
-        items = []
-        while (end := self.inbox.find(b"\n")) >= 0:
-            line = bytes(self.inbox[:end])
-            del self.inbox[: end + 1]
-            items.append(_check(line, codec.decode_line, self.max_bytes))
-        if len(self.inbox) > self.max_bytes:
-            error = ProtocolError(
-                "too_large", f"a line of over {self.max_bytes} bytes with no end in sight"
-            )
-            items.append(Inbound(None, error, excerpt(bytes(self.inbox[:EXCERPT_CHARS]))))
-            self.inbox.clear()
-        elif self.closed and self.inbox:
-            error = ProtocolError("malformed", "output ends in a line without a newline")
-            items.append(Inbound(None, error, excerpt(bytes(self.inbox[:EXCERPT_CHARS]))))
-            self.inbox.clear()
-        return items
+
+    def _rest(self, error: ProtocolError) -> Frame:
+        """What is left of the output, as one broken message (its start kept for the excerpt)."""
+        frame = Frame(bytes(self.inbox[:EXCERPT_CHARS]), time.monotonic(), error=error)
+        self.inbox.clear()
+        return frame
+
+    def check(self, frame: Frame) -> Inbound:
+        return _check(frame, codec.decode_line, self.max_bytes)
 
     def send(self, msg: dict[str, Any]) -> None:
-        if self.stdin is None:
+        if self.stdin is None or self.overflowed:
             return
         self.outbox += codec.encode_line(msg)
         self._flush()

@@ -46,6 +46,10 @@ EXPLAIN: dict[str, str] = {
     "oom": "the bot went over its memory limit and was killed",
     "cpu_limit": "the bot went over its CPU time limit and was killed",
     "resigned": "the bot sent an error message, which gives the game up",
+    "flood": "the bot sent more messages or bytes than allowed (32 messages or 2 MiB between "
+    "two turns, 64 stale or unexpected in a match), or did not read its stdin",
+    "too_many_connections": "the bot opened more than 4 connections to its socket",
+    "match_timeout": "the match reached its wall-clock cap (match_ms) while waiting for the bot",
 }
 
 

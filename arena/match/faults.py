@@ -3,8 +3,9 @@
 Every fault belongs to a class; the organiser's :class:`FaultPolicy` says per class whether it
 **forfeits** the seat (the default) or is **substituted**: a seeded random legal choice is
 played in its place and one strike is counted; a seat over ``max_strikes`` is forfeited. A
-seat that never joined properly (no hello, wrong token or version) and a bot that resigned are
-always forfeited.
+seat that never joined properly (no hello, wrong token or version), a bot that resigned, and
+the faults against the referee itself (``flood``, ``too_many_connections``, ``match_timeout``:
+codes in no class) are always forfeited: a substitute would only let the attack go on.
 """
 
 from __future__ import annotations

@@ -22,7 +22,21 @@ Rulings (DESIGN.md section 4; the error codes are protocol v1's):
   is not spoiled. Under ``substitute`` the random choice stands in for that one answer and a
   strike is counted. ``bad_token``, ``version_mismatch``, a missed hello and a resignation
   (the bot sends ``error``) always forfeit;
-* ``stale_seq`` and ``unexpected`` messages are discarded and counted, never fatal;
+* ``stale_seq`` and ``unexpected`` messages are discarded and counted; more than
+  ``NOISE_LIMIT`` of them in a match is a ``flood``;
+* every seat pays for what it sends: more than ``MESSAGES_PER_TURN`` messages or
+  ``BYTES_PER_TURN`` times ``max_message_bytes`` bytes between two of its turns is a ``flood``,
+  ruled before the excess is even decoded; a stdio bot that leaves more than the outbox holds
+  unread on its stdin is a ``flood`` too; more than ``channels.MAX_CONNECTIONS`` connections to
+  its socket is ``too_many_connections`` (its socket is closed at once, also after the game);
+* an answer is stamped when it is read; one read after its deadline is not accepted, and
+  deadlines are checked between messages, not only between wakes. Each wake reads at most
+  ``channels.WAKE_MESSAGES`` messages or one message's worth of bytes per seat, and handles
+  what was read in the order it was read, so a flood on one seat cannot make another late;
+* ``match_ms`` caps the whole match's wall-clock time: when it is reached, every seat being
+  waited on at that moment (for its hello or an answer) is ruled ``match_timeout`` (a forfeit);
+  the other seats play the game out on their own clocks and the result stands: a bot cannot
+  void a match, nor hold it open, by stalling it;
 * a decision with a single option is applied without asking (``ask_forced`` turns this off);
 * answers to a simultaneous choice are applied in seat order once all are in, so the replay
   does not depend on which bot answered first;
@@ -43,6 +57,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import resource
 import secrets
 import time
 from collections import Counter
@@ -57,7 +72,16 @@ from arena import sandbox
 from arena.games.base import Decision, Game, State, competition_ranks
 from arena.match import replay
 from arena.match.bots import BotSpec
-from arena.match.channels import Inbound, StdioChannel, ZmqChannel, printable
+from arena.match.channels import (
+    EXCERPT_CHARS,
+    MAX_CONNECTIONS,
+    OUTBOX_BYTES,
+    Frame,
+    StdioChannel,
+    ZmqChannel,
+    excerpt,
+    printable,
+)
 from arena.match.faults import FORFEIT, FaultPolicy, exit_fault, signal_name
 from protocol import codec, messages
 
@@ -67,6 +91,9 @@ MAX_INCIDENTS = 50  # per seat; later ones are only counted in ``warnings``
 GAME_OVER_S = 0.5  # how long bots may take to leave after game_over before they are killed
 DRAIN_ROUNDS = 64  # reads taken from a channel when its bot has exited
 EOF_GRACE_S = 0.5  # how long a dead stdio bot's unfinished line may wait for its pipe to close
+MESSAGES_PER_TURN = 32  # messages a seat may send between two of its turns (an honest bot: 1)
+BYTES_PER_TURN = 2  # times max_message_bytes a seat may send between two of its turns
+NOISE_LIMIT = 64  # stale_seq and unexpected messages per seat and match before a flood fault
 HOST_VOID = "host: "  # a void that is this machine's failure (sandbox, cgroup, uid, fork)
 
 
@@ -79,6 +106,7 @@ class Limits:
     bank_ms: int = 10_000
     grace_ms: int = 50
     max_message_bytes: int = codec.MAX_MESSAGE_BYTES
+    match_ms: int = 7_200_000  # wall-clock cap of the whole match: a backstop, 2 hours
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -175,6 +203,9 @@ class _Seat:
         self.cursor = 0
         self.ask: _Ask | None = None
         self.answer: tuple[int, str, float] | None = None  # choice, by, ms
+        self.sent_messages = 0  # since its last turn (the charge, see MESSAGES_PER_TURN)
+        self.sent_bytes = 0
+        self.noise = 0  # stale_seq and unexpected messages over the match
         self.warnings: Counter[str] = Counter()
         self.incidents: list[dict[str, Any]] = []
         self.exit_code: int | None = None
@@ -216,6 +247,7 @@ class Referee:
         self.sandbox_limits = sandbox_limits or sandbox.SandboxLimits()
         self.sandbox_level = sandbox_level
         self.finished = False
+        self.ends_at = float("inf")  # the wall-clock cap, set when the match starts
         self.records: list[dict[str, Any]] = []
         self.poller = zmq.Poller()
         self.seats = [
@@ -227,6 +259,8 @@ class Referee:
 
     def run(self, replay_path: Path | None = None) -> MatchResult:
         started = time.monotonic()
+        raise_open_files_limit()
+        self.ends_at = started + self.limits.match_ms / 1000
         if self.position is None:
             state = self.game.new(len(self.bots), self.seed, self.options)
         else:
@@ -308,6 +342,8 @@ class Referee:
     def _handshake(self) -> None:
         deadline = time.monotonic() + (self.limits.init_ms + self.limits.grace_ms) / 1000
         while any(s.playing and not s.greeted for s in self.seats):
+            if self._over_time():
+                break
             if time.monotonic() >= deadline:
                 for seat in self.seats:
                     if seat.playing and not seat.greeted:
@@ -351,24 +387,40 @@ class Referee:
                     self._send_turn(state, seat, decision)
             if len(answers) == len(pending):
                 return answers
+            if self._over_time():
+                continue
             self._expire_deadlines()
             deadlines = [s.ask.deadline for s in self.seats if s.playing and s.ask is not None]
             if deadlines:
                 self._wait(min(deadlines))
 
-    def _expire_deadlines(self) -> None:
-        """Fault every seat whose answer is past its deadline (see the module's clock ruling)."""
-        now = time.monotonic()
+    def _expire_deadlines(self, now: float | None = None) -> None:
+        """Fault every seat whose answer is past its deadline at ``now`` (the clock ruling)."""
+        now = time.monotonic() if now is None else now
         for seat in self.seats:
             ask = seat.ask
-            if not seat.playing or ask is None or now < ask.deadline:
-                continue
-            if ask.bank_full:
-                code, why = "timeout", f"no answer within {self.limits.move_ms} ms + bank"
-            else:
-                code, why = "bank_exhausted", f"time bank of {self.limits.bank_ms} ms used up"
-            seat.bank_ms = 0.0
-            self._fault(seat, code, f"{why} (decision {ask.decision.kind})")
+            if seat.playing and ask is not None and now >= ask.deadline:
+                self._late(seat, ask)
+
+    def _late(self, seat: _Seat, ask: _Ask) -> None:
+        if ask.bank_full:
+            code, why = "timeout", f"no answer within {self.limits.move_ms} ms + bank"
+        else:
+            code, why = "bank_exhausted", f"time bank of {self.limits.bank_ms} ms used up"
+        seat.bank_ms = 0.0
+        self._fault(seat, code, f"{why} (decision {ask.decision.kind})")
+
+    def _over_time(self) -> bool:
+        """Past the match's wall-clock cap: rule every seat being waited on, once. The others
+        play on, each on its own clock (which bounds the rest of the game)."""
+        if time.monotonic() < self.ends_at:
+            return False
+        self.ends_at = float("inf")
+        for seat in self.seats:
+            if seat.playing and (seat.ask is not None or not seat.greeted):
+                why = f"the match reached its wall-clock cap of {self.limits.match_ms} ms"
+                self._fault(seat, "match_timeout", why + " while waiting for this seat")
+        return True
 
     def _substitute(self, seat: _Seat, decision: Decision) -> int:
         return seat.rng.randrange(len(decision.options))
@@ -391,10 +443,12 @@ class Referee:
         full = seat.bank_ms >= self.limits.bank_ms
         seat.ask = _Ask(seq, decision, now, now + budget / 1000, full)
         seat.last_seq = seq
+        seat.sent_messages = seat.sent_bytes = 0
         self._send(seat, msg)
 
     def _finish(self, state: State) -> None:
         self.finished = True
+        self.ends_at = float("inf")  # the wall-clock cap has nobody left to rule
         outcome = state.outcome().as_dict()
         for seat in self.seats:
             if seat.playing and seat.greeted:
@@ -412,19 +466,27 @@ class Referee:
         """Poll every channel and pidfd until ``until`` or the first activity; handle it all."""
         for seat in self.seats:
             self._watch_output(seat)
-        timeout = max(0.0, (until - time.monotonic()) * 1000)
+        pending = any(s.channel is not None and s.channel.pending for s in self.seats)
+        until = min(until, self.ends_at)
+        timeout = 0.0 if pending else max(0.0, (until - time.monotonic()) * 1000)
         ready = dict(self.poller.poll(timeout))
-        if not ready:
-            return
+        read: list[tuple[float, int, Frame]] = []
         for seat in self.seats:
-            if seat.channel is not None and any(h in ready for h in self._handles(seat)):
-                for item in seat.channel.receive(ready):
-                    self._on_message(seat, item)
-                if isinstance(seat.channel, ZmqChannel) and seat.channel.reconnected:
-                    self._on_oversized(seat)
+            channel = seat.channel
+            if channel is not None and (channel.pending or self._ready(seat, ready)):
+                read += [(f.received, seat.index, f) for f in channel.receive(ready)]
+        # What was read is handled in the order it was read, with the clock checked between.
+        for received, index, frame in sorted(read, key=lambda r: r[:2]):
+            self._expire_deadlines(received)
+            self._on_frame(self.seats[index], frame)
+        for seat in self.seats:
+            self._check_channel(seat)
         for seat in self.seats:
             if seat.watched and seat.proc is not None and seat.proc.pidfd in ready:
                 self._on_exit(seat)
+
+    def _ready(self, seat: _Seat, ready: dict[Any, int]) -> bool:
+        return any(h in ready for h in self._handles(seat))
 
     def _handles(self, seat: _Seat) -> list[Any]:
         channel = seat.channel
@@ -445,11 +507,13 @@ class Referee:
         if channel.closed and channel.stdout in self.poller:
             self.poller.unregister(channel.stdout)
 
-    def _on_message(self, seat: _Seat, item: Inbound) -> None:
-        received = time.monotonic()
-        if not seat.playing:
+    def _on_frame(self, seat: _Seat, frame: Frame) -> None:
+        """Charge the seat for the message, then decode it and act on it."""
+        if not seat.playing or not self._charge(seat, frame):
             return
-        if item.foreign:
+        assert seat.channel is not None
+        item = seat.channel.check(frame)
+        if frame.foreign:
             self._warn(seat, "unexpected", "message from a second connection", item.excerpt)
             return
         if item.error is not None:
@@ -466,13 +530,29 @@ class Referee:
             why = f"bot gave up: {printable(msg['code'], 80)}"
             self._fault(seat, RESIGNED, why, item.excerpt, notify=False)
         else:
-            self._on_action(seat, msg, received, item.excerpt)
+            self._on_action(seat, msg, frame.received, item.excerpt)
+
+    def _charge(self, seat: _Seat, frame: Frame) -> bool:
+        """Count what the seat sent since its last turn; past the allowance it is a flood."""
+        seat.sent_messages += 1
+        seat.sent_bytes += len(frame.data)
+        allowed = BYTES_PER_TURN * self.limits.max_message_bytes
+        if seat.sent_messages > MESSAGES_PER_TURN:
+            why = f"more than {MESSAGES_PER_TURN} messages since its last turn"
+        elif seat.sent_bytes > allowed:
+            why = f"more than {allowed} bytes of messages since its last turn"
+        else:
+            return True
+        self._fault(seat, "flood", why, excerpt(frame.data[:EXCERPT_CHARS]))
+        return False
 
     def _on_hello(self, seat: _Seat, msg: dict[str, Any], excerpt: str) -> None:
         if seat.greeted:
             self._warn(seat, "unexpected", "second hello", excerpt)
             return
-        if not secrets.compare_digest(msg["token"], seat.token):
+        # As bytes: compare_digest refuses a str with non-ASCII characters.
+        token = msg["token"].encode("utf-8", "surrogatepass")
+        if not secrets.compare_digest(token, seat.token.encode()):
             self._fault(seat, "bad_token", "hello carries a wrong token", excerpt)
         elif codec.PROTOCOL_VERSION not in msg["versions"]:
             supported = codec.PROTOCOL_VERSION
@@ -492,6 +572,9 @@ class Referee:
             code = "stale_seq" if stale else "unexpected"
             why = f"action for seq {msg['seq']} is not awaited"
             self._warn(seat, code, why, excerpt, seq=msg["seq"])
+            return
+        if received >= ask.deadline:  # read after the deadline: never accepted
+            self._late(seat, ask)
             return
         elapsed = (received - ask.sent_at) * 1000
         seat.ask = None
@@ -522,10 +605,10 @@ class Referee:
         assert channel is not None
         deadline = time.monotonic() + EOF_GRACE_S
         for _ in range(DRAIN_ROUNDS):
-            items = channel.receive(dict.fromkeys(channel.handles, zmq.POLLIN))
-            for item in items:
-                self._on_message(seat, item)
-            if not items and not self._awaits_eof(channel, deadline):
+            frames = channel.receive(dict.fromkeys(channel.handles, zmq.POLLIN))
+            for frame in frames:
+                self._on_frame(seat, frame)
+            if not frames and not self._awaits_eof(channel, deadline):
                 return
 
     @staticmethod
@@ -543,13 +626,28 @@ class Referee:
         readable, _, hung_up = zmq.select(channel.handles, [], channel.handles, remaining)
         return bool(readable or hung_up)  # a pipe at end of file reports POLLHUP only
 
-    def _on_oversized(self, seat: _Seat) -> None:
+    def _check_channel(self, seat: _Seat) -> None:
+        """Rule on what a channel saw besides messages: connections, an unread outbox."""
+        channel = seat.channel
+        if isinstance(channel, ZmqChannel):
+            if channel.overrun:
+                if seat.playing and not self.finished:
+                    why = f"opened more than {MAX_CONNECTIONS} connections to its socket"
+                    self._fault(seat, "too_many_connections", why)
+                self._stop(seat)  # closes the socket and every connection, also after the game
+            elif channel.oversized:
+                self._on_oversized(seat, channel)
+        elif isinstance(channel, StdioChannel) and channel.overflowed and seat.playing:
+            why = f"left over {OUTBOX_BYTES} bytes of referee messages unread on its stdin"
+            self._fault(seat, "flood", why)
+
+    def _on_oversized(self, seat: _Seat, channel: ZmqChannel) -> None:
         """libzmq dropped the bot's connection for a frame over the limit, and it came back."""
-        assert isinstance(seat.channel, ZmqChannel)
-        seat.channel.dropped = seat.channel.reconnected = False
+        channel.dropped = channel.reconnected = False
         if seat.playing and not self.finished:
             limit = self.limits.max_message_bytes
-            self._fault(seat, "too_large", f"a message over {limit} bytes (connection dropped)")
+            why = f"a message over {limit} bytes (its connection was dropped and it reconnected)"
+            self._fault(seat, "too_large", why)
 
     def _on_exit(self, seat: _Seat) -> None:
         assert seat.proc is not None
@@ -602,6 +700,11 @@ class Referee:
     def _warn(
         self, seat: _Seat, code: str, detail: str, excerpt: str, seq: int | None = None
     ) -> None:
+        seat.noise += 1
+        if seat.noise > NOISE_LIMIT:
+            why = f"more than {NOISE_LIMIT} stale or unexpected messages in the match"
+            self._fault(seat, "flood", why, excerpt)
+            return
         self._note(seat, code, detail, excerpt, fatal=False, seq=seq)
         self._send(seat, messages.error(code, detail, fatal=False))
 
@@ -627,7 +730,13 @@ class Referee:
             seat.channel.send(msg)
 
     def _stop(self, seat: _Seat) -> None:
-        """Kill every process of the seat's bot (once) and keep what it used."""
+        """Kill every process of the seat's bot (once) and keep what it used; close its socket,
+        which frees every connection it made."""
+        channel = seat.channel
+        if isinstance(channel, ZmqChannel) and not channel.closed:
+            for handle in channel.handles:
+                self.poller.unregister(handle)
+            channel.close()
         proc = seat.proc
         if proc is None or proc.pidfd < 0:
             return
@@ -688,6 +797,32 @@ class Referee:
             sandbox="+".join(levels) or "none",
             void=void,
         )
+
+
+def raise_open_files_limit() -> int:
+    """Raise this process's soft limit on open files to its hard limit; return the limit.
+
+    Every connection a bot makes to its socket holds a descriptor of the referee until the seat
+    is ruled and its socket closed, and libzmq aborts the whole process when it cannot accept
+    one, so the referee keeps as much room as the machine gives it (``MAX_CONNECTIONS`` is the
+    real bound; this is the margin for a burst accepted before the referee could react).
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else _nr_open()
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError):  # a hard limit of infinity above the kernel's nr_open
+            return soft
+        return target
+    return soft
+
+
+def _nr_open() -> int:
+    try:
+        return int(Path("/proc/sys/fs/nr_open").read_text())
+    except (OSError, ValueError):
+        return 1 << 20
 
 
 def excerpt_options(options: Sequence[dict[str, Any]], limit: int = 200) -> str:

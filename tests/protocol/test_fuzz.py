@@ -108,7 +108,7 @@ def valid_bot_messages(draw: st.DrawFn) -> dict[str, Any]:
     msg: dict[str, Any] = draw(extra_fields)
     if kind == "hello":
         msg.update(
-            versions=draw(st.lists(int64, max_size=4)),
+            versions=draw(st.lists(st.integers(1, messages.MAX_VERSION), max_size=4)),
             token=draw(short_text),
             name=draw(st.text(max_size=messages.MAX_NAME_LEN)),
         )
