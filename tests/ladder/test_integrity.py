@@ -12,12 +12,14 @@ import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner, Result
 
 from arena import sandbox
+from arena.cli.main import app
 from arena.ladder.store import Store
 from tests.broken_hosts import private_python, run_cli, taken_uids
 
-from .helpers import ARENA, ROOT, arena, show_json, stored_count, toml_value, write_ladder
+from .helpers import ARENA, ROOT, show_json, stored_count, toml_value, write_ladder
 
 SORE_LOSER = ROOT / "tests/bots/hostile/sore_loser.py"
 
@@ -31,6 +33,11 @@ def run(path: Path, *args: str, env: dict[str, str] | None = None) -> subprocess
 def rows(db: Path, query: str) -> list[tuple]:
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
         return conn.execute(query).fetchall()
+
+
+def forget(path: Path, *args: str) -> Result:
+    """``arena ladder forget PATH ARGS`` in this process (no start-up cost)."""
+    return CliRunner().invoke(app, ["ladder", "forget", str(path), *args])
 
 
 def confined() -> None:
@@ -137,29 +144,29 @@ def test_forget_drops_matches_and_rerates(tmp_path: Path) -> None:
         ("--bot", "nobody"): "--bot nobody: no such bot",
     }
     for args, message in refusals.items():
-        refused = arena("ladder", "forget", str(played), *args)
-        assert refused.returncode == 2 and refused.stderr.startswith("arena: error: ")
+        refused = forget(played, *args)
+        assert refused.exit_code == 2 and refused.stderr.startswith("arena: error: ")
         assert message in refused.stderr
     ids = [m for (m,) in rows(db, "SELECT id FROM matches ORDER BY id")]
     assert len(ids) == 6
-    out = arena("ladder", "forget", str(played), "--match", ids[0][:8], "--match", ids[1])
-    assert out.returncode == 0, out.stderr
+    out = forget(played, "--match", ids[0][:8], "--match", ids[1])
+    assert out.exit_code == 0, out.stderr
     assert "forgot 2 stored matches" in out.stderr
     assert stored_count(db) == 4
     assert rows(db, "SELECT COUNT(*) FROM results") == [(8,)]
     table = show_json(played)
     assert sum(b["games"] for b in table["bots"]) == 8
-    future = arena("ladder", "forget", str(played), "--since", "2999-01-01T00:00")
-    assert future.returncode == 0 and stored_count(db) == 4
+    future = forget(played, "--since", "2999-01-01T00:00")
+    assert future.exit_code == 0 and stored_count(db) == 4
     # a bot whose command changed: drop its matches and its record, then it plays again
-    gone = arena("ladder", "forget", str(played), "--bot", "r3")
-    assert gone.returncode == 0, gone.stderr
+    gone = forget(played, "--bot", "r3")
+    assert gone.exit_code == 0, gone.stderr
     assert rows(db, "SELECT COUNT(*) FROM results WHERE bot = 'r3'") == [(0,)]
     played.write_text(played.read_text().replace("--seed 3", "--seed 33"))
     assert run(played, "--workers", "2").returncode == 0
     assert stored_count(db) == 6
-    everything = arena("ladder", "forget", str(played), "--since", "2000-01-01")
-    assert everything.returncode == 0 and stored_count(db) == 0
+    everything = forget(played, "--since", "2000-01-01")
+    assert everything.exit_code == 0 and stored_count(db) == 0
     assert rows(db, "SELECT COUNT(*) FROM rating_history") == [(0,)]
 
 
