@@ -186,7 +186,7 @@ TOP_KEYS = (
     "rating",
     "bots",
 )
-CLOCK_KEYS = ("init_ms", "move_ms", "bank_ms", "grace_ms")
+CLOCK_KEYS = ("init_ms", "move_ms", "bank_ms", "grace_ms", "match_ms")
 SANDBOX_KEYS = tuple(SandboxLimits().as_dict())
 
 
@@ -367,6 +367,7 @@ def _limits(table: _Reader) -> Limits:
         move_ms=table.integer("move_ms", Limits.move_ms, 1),
         bank_ms=table.integer("bank_ms", Limits.bank_ms, 0),
         grace_ms=table.integer("grace_ms", Limits.grace_ms, 0),
+        match_ms=table.integer("match_ms", Limits.match_ms, 1),
     )
 
 
