@@ -25,7 +25,7 @@ def main() -> None:
 
     def on_turn(link: Link, turn: dict[str, Any], index: int) -> bool:
         impostor.action(turn["seq"], 999)
-        time.sleep(0.05)
+        time.sleep(0.01)  # the impostor's answer arrives first
         return False
 
     play(link, on_turn)

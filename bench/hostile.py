@@ -1,0 +1,279 @@
+"""Hostile attempts against the real referee: how many were contained.
+
+Each case is one real match through the real referee and sandbox, a hostile bot from
+``tests/bots/hostile/`` in seat 1 beside honest random bots, played in a child process of its
+own so that a referee brought down (libzmq's abort, a crash, a hang) counts as an attempt that
+was not contained instead of ending the run. A case is **contained** when its check finds
+nothing: by default, the match stands (not void), the hostile seat got one of the verdicts
+expected, and every honest seat finished ``ok`` with its bank whole.
+
+    .venv/bin/python bench/hostile.py [--only NAME ...] [--out bench/results/hostile.json]
+
+prints one line per case, then ``attempts N`` and ``contained M``, and saves the figures (the
+verdict, the match's wall time and the referee's peak memory per case). A new case is one
+entry in ``CASES``; one that needs its own set-up gives its own ``play`` and ``check``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import ctypes
+import fcntl
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from arena import sandbox  # noqa: E402
+from arena.games import load_game  # noqa: E402
+from arena.match.bots import parse_bot  # noqa: E402
+from arena.match.referee import HOST_VOID, Limits, MatchResult, play_match  # noqa: E402
+from arena.sandbox import seccomp, uids  # noqa: E402
+from tests.broken_hosts import private_python  # noqa: E402
+
+HOSTILE = 1  # the hostile bot's seat
+LIMITS = Limits(init_ms=5000, move_ms=1000, bank_ms=1000)
+CASE_TIMEOUT_S = 180
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hostile attempt: the bot (a script in tests/bots/hostile plus arguments), the
+    verdicts that contain it, and the match it plays in."""
+
+    name: str
+    command: str
+    expect: tuple[str, ...]
+    transport: str = "zmq"
+    seats: int = 3
+    seed: int = 7
+    limits: Limits = LIMITS
+    options: dict[str, Any] = field(default_factory=lambda: {"max_rounds": 1})
+    play: Callable[[Case, Path], MatchResult] | None = None  # default: play_hostile
+    check: Callable[[Case, MatchResult], str | None] | None = None  # default: standard_check
+
+
+def play_hostile(case: Case, bots: Path) -> MatchResult:
+    """Random bots in every seat but seat 1, which runs the case's hostile bot."""
+    specs = [
+        parse_bot(f"random{i}=python {bots}/random_bot.py --seed {i}") for i in range(case.seats)
+    ]
+    prefix = "stdio:" if case.transport == "stdio" else ""
+    specs[HOSTILE] = parse_bot(f"hostile={prefix}python {bots}/{case.command}")
+    game = load_game("happy_mochi")
+    return play_match(game, specs, case.seed, case.options, case.limits)
+
+
+def standard_check(case: Case, result: MatchResult) -> str | None:
+    """Why the attempt was not contained, or None."""
+    if result.void is not None:
+        return f"match void: {result.void}"
+    seat = result.seats[HOSTILE]
+    if seat.status not in case.expect:
+        return f"hostile seat {seat.status} ({seat.detail}), expected {'/'.join(case.expect)}"
+    for other in result.seats:
+        if other.seat == HOSTILE:
+            continue
+        if other.status != "ok" or other.decisions == 0:
+            return f"honest seat {other.seat} {other.status} ({other.detail})"
+        if other.bank_left_ms != case.limits.bank_ms:
+            return f"honest seat {other.seat} lost bank: {other.bank_left_ms} ms left"
+    return None
+
+
+def host_check(case: Case, result: MatchResult) -> str | None:
+    """A broken host is contained when the match is void with a ``host:`` reason and no seat
+    was ruled at all: nothing blamed on a bot, nothing run unsandboxed."""
+    if result.void is None or not result.void.startswith(HOST_VOID):
+        return f"expected a host void, got {result.void!r}"
+    ruled = [s for s in result.seats if s.status != "ok"]
+    return f"seat {ruled[0].seat} ruled {ruled[0].status}" if ruled else None
+
+
+def with_every_uid_taken(case: Case, bots: Path) -> MatchResult:
+    """Every bot uid leased by someone else (in a private lock folder: no real bot touched)."""
+    uids.LOCK_DIR = Path(tempfile.mkdtemp(prefix="bench-uid-locks-"))
+    atexit.register(shutil.rmtree, uids.LOCK_DIR, True)
+    held = []
+    for uid in range(uids.FIRST_UID, uids.LAST_UID + 1):
+        held.append(os.open(uids.LOCK_DIR / str(uid), os.O_RDWR | os.O_CREAT, 0o600))
+        fcntl.flock(held[-1], fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return play_hostile(case, bots)
+
+
+def with_cgroups_read_only(case: Case, bots: Path) -> MatchResult:
+    """The cgroup tree works when the referee starts, then is remounted read-only."""
+    sandbox.probe()
+    if ctypes.CDLL(None, use_errno=True).unshare(0x00020000) != 0:  # CLONE_NEWNS: ours alone
+        raise OSError(ctypes.get_errno(), "cannot make a private mount namespace")
+    subprocess.run(["mount", "--make-rprivate", "/"], check=True)
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        target, kind = line.split()[1:3]
+        if kind in ("cgroup", "cgroup2"):
+            subprocess.run(["mount", "-o", "remount,bind,ro", target], check=True)
+    return play_hostile(case, bots)
+
+
+def without_seccomp(case: Case, bots: Path) -> MatchResult:
+    """libseccomp does not load: no confining level works, and rlimits was not asked for."""
+    seccomp.check = lambda: "seccomp: libseccomp not loadable (bench)"
+    sandbox.probe.cache_clear()
+    return play_hostile(case, bots)
+
+
+def with_python_out_of_reach(case: Case, bots: Path) -> MatchResult:
+    """Arena's Python in a venv inside a 0700 directory, as one under root's home."""
+    folder = Path(tempfile.mkdtemp(prefix="bench-private-python-"))
+    atexit.register(shutil.rmtree, folder, True)
+    sys.executable = str(private_python(folder))
+    return play_hostile(case, bots)
+
+
+def lost_then_attacked(case: Case, result: MatchResult) -> str | None:
+    """The standard check, and the bot did lose and attack (it floods only after a loss)."""
+    if "ATTACK game: lost" not in result.seats[HOSTILE].log_tail:
+        return "the hostile bot did not lose, so it never attacked"
+    return standard_check(case, result)
+
+
+CASES: list[Case] = [
+    Case(
+        "connections during the match", "connection_flood.py --after 1", ("too_many_connections",)
+    ),
+    Case(
+        "connections after a lost game",
+        "connection_flood.py --after-loss",
+        ("ok",),
+        seats=2,
+        seed=3,
+        check=lost_then_attacked,
+    ),
+    Case("connection churn", "churn.py --count 20", ("too_many_connections",)),
+    Case("1 MiB messages on a second connection", "heavy_stream.py", ("flood",)),
+    Case("heavy messages after every answer", "heavy_after.py --count 4", ("flood",)),
+    Case("late answer while flooding", "late_flood.py --after 1 --late-ms 3500", ("timeout",)),
+    Case(
+        "late answer behind a 1 MiB message",
+        "late_flood.py --after 1 --heavy --flood 1 --late-ms 3500",
+        ("timeout",),
+    ),
+    Case("40 stale messages in one turn", "late_flood.py --flood 40 --late-ms 200", ("flood",)),
+    Case("stdio: flood, never reading stdin", "stdio_flood.py", ("flood",), "stdio", seats=2),
+    Case("non-ASCII token (zmq)", "unicode_token.py", ("bad_token",), seats=2),
+    Case("non-ASCII token (stdio)", "unicode_token.py", ("bad_token",), "stdio", seats=2),
+    Case("answers from a second connection", "spoof.py second", ("flood",), seats=2),
+    Case("a second connection with the seat's routing id", "spoof.py routing_id", ("ok", "flood")),
+    Case("crash before hello", "early_crash.py", ("crashed",), seats=2),
+    Case(
+        "hello to a wrong endpoint",
+        "wrong_endpoint.py",
+        ("timeout",),
+        seats=2,
+        limits=Limits(init_ms=1500, move_ms=1000, bank_ms=1000),
+    ),
+    Case("SIGSEGV in a match", "segfault_in_match.py --after 2", ("crashed",)),
+    Case(
+        "stalling past the wall-clock cap",
+        "timed.py --after 1 --answer-ms 30000",
+        ("match_timeout",),
+        seats=2,
+        limits=Limits(init_ms=60_000, move_ms=60_000, bank_ms=0, match_ms=6000),
+    ),
+    # The host broken under honest bots: the match is void with a host: reason, no seat ruled.
+    *(
+        Case(name, "random_bot.py --seed 9", ("ok",), seats=2, play=play, check=host_check)
+        for name, play in (
+            ("host: every bot uid taken", with_every_uid_taken),
+            ("host: cgroup tree read-only after the probe", with_cgroups_read_only),
+            ("host: seccomp missing, no confining level", without_seccomp),
+            ("host: Python out of the bot uid's reach", with_python_out_of_reach),
+        )
+    ),
+]
+
+
+def bot_folder() -> Path:
+    """A copy of the hostile bots and a random bot, readable by the sandbox's bot uids."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-hostile-bench-"))
+    folder.chmod(0o755)
+    for path in (ROOT / "tests/bots/hostile").glob("*.py"):
+        shutil.copy(path, folder / path.name)
+    shutil.copy(ROOT / "sample_bots/python/random_bot.py", folder / "random_bot.py")
+    for path in folder.iterdir():
+        path.chmod(0o755)
+    return folder
+
+
+def run_one(name: str) -> dict[str, Any]:
+    """Play one case here (in the child process) and say how it went."""
+    case = next(c for c in CASES if c.name == name)
+    folder = bot_folder()
+    started = time.monotonic()
+    try:
+        result = (case.play or play_hostile)(case, folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    why = (case.check or standard_check)(case, result)
+    seat = result.seats[HOSTILE]
+    return {
+        "contained": why is None,
+        "why": why,
+        "hostile": f"{seat.status}: {seat.detail}" if seat.detail else seat.status,
+        "wall_s": round(time.monotonic() - started, 2),
+        "referee_peak_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def run_isolated(case: Case) -> dict[str, Any]:
+    """Run one case in a child process: a referee that dies is an attempt not contained."""
+    argv = [sys.executable, __file__, "--case", case.name]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=CASE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"contained": False, "why": f"no result within {CASE_TIMEOUT_S} s"}
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines()[-1:] or [""]
+        why = f"the referee's process ended with {done.returncode}: {tail[0][:200]}"
+        return {"contained": False, "why": why}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="*", help="run only the cases with these names")
+    parser.add_argument("--case", help=argparse.SUPPRESS)  # internal: one case, in this process
+    parser.add_argument("--out", type=Path, default=ROOT / "bench/results/hostile.json")
+    args = parser.parse_args()
+    if args.case:
+        print(json.dumps(run_one(args.case)))
+        return
+    cases = [c for c in CASES if not args.only or c.name in args.only]
+    results = []
+    for case in cases:
+        outcome = {"case": case.name, **run_isolated(case)}
+        results.append(outcome)
+        mark = "contained" if outcome["contained"] else "NOT CONTAINED"
+        shown = outcome.get("hostile") if outcome["contained"] else outcome["why"]
+        print(f"{mark:13}  {case.name}: {shown}", flush=True)
+    contained = sum(r["contained"] for r in results)
+    print(f"attempts {len(results)}")
+    print(f"contained {contained}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    summary = {"attempts": len(results), "contained": contained, "cases": results}
+    args.out.write_text(json.dumps(summary, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
