@@ -63,7 +63,10 @@ def check() -> str:
         Cgroup(64, 8, 1).remove()  # write to the tree for real, as every launch will
     except OSError as exc:
         where = exc.filename or ROOT
-        return f"cgroup: {where} not writable ({exc.strerror}): bots get no cgroup caps"
+        return (
+            f"cgroup: {where} not writable ({exc.strerror}): bots get no cgroup caps; make the "
+            "tree writable by this user (root, or a delegated subtree)"
+        )
     return ""
 
 

@@ -27,8 +27,9 @@ def check() -> str:
         return "uid: not root"
     try:
         _lock_dir()
+        UidLease().release()  # lease one for real, as every launch will
     except OSError as exc:
-        return f"uid: cannot create {LOCK_DIR} ({exc.strerror})"
+        return f"uid: cannot lease a bot uid from {LOCK_DIR} ({exc.strerror or exc})"
     return ""
 
 
