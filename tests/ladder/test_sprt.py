@@ -117,9 +117,9 @@ def test_more_seats_rotate_the_other_bots_through_the_fillers(tmp_path: Path) ->
 def test_bad_requests_are_one_line_errors(tmp_path: Path) -> None:
     path = ladder_file(tmp_path)
     cases = [
-        (("greedy", "nobody"), "no bot named 'nobody'"),
-        (("greedy", "greedy"), "two different bots"),
-        (("greedy", "random-1", "--alpha", "0.7"), "alpha must be between 0 and 0.5"),
+        (("greedy", "nobody", "--d1", "5"), "no bot named 'nobody'"),
+        (("greedy", "greedy", "--d1", "5"), "two different bots"),
+        (("greedy", "random-1", "--d1", "5", "--alpha", "0.7"), "alpha must be between 0 and 0.5"),
         (("greedy", "random-1", "--d1", "0"), "d1 must be greater than d0"),
     ]
     for args, message in cases:
