@@ -96,8 +96,8 @@ def test_command(
     d1: Annotated[
         float,
         typer.Option(
-            help="H1: A is ahead by at least this much (relative score per set, in the game's "
-            "points; required, since the scale is the game's)."
+            help="H1: A is ahead by at least this much: relative score per set, in the game's "
+            "points."
         ),
     ],
     d0: Annotated[float, typer.Option(help="H0: A is ahead by at most this much.")] = 0.0,
