@@ -60,7 +60,12 @@ def sample_position(
     hands: list[list[str]] = [[] for _ in range(players)]
     hands[seat] = list(view["hand"])
     others = [s for s in range(players) if s != seat]
-    for s, cards in enumerate(known_hands(seat, players, events)):
+    known = known_hands(seat, players, events)
+    handler = view["decision"]["handler"]
+    if handler[0] == "sumo_discard":  # its options name the target's cards, look or no look
+        options = Counter(o["card"] for o in view["decision"]["options"])
+        known[handler[1]] |= options
+    for s, cards in enumerate(known):
         if s == seat:
             continue
         for name in sorted(cards.elements(), key=CARD_INDEX.__getitem__):
@@ -73,11 +78,6 @@ def sample_position(
         missing = tables[s]["hand_size"] - len(hands[s])
         hands[s] += unseen[:missing]
         del unseen[:missing]
-    round_hand: list[list[int]] = [[] for _ in range(players)]
-    for event in events:
-        if event["type"] == "round_score":
-            for row in event["scores"]:
-                round_hand[row["seat"]].append(row["hand"])
     taken = [t.get("geisha") for t in tables]
     flags = view.get("turn_flags", {})
     decision = dict(view["decision"])
@@ -98,7 +98,7 @@ def sample_position(
                 "extra_turns": table["extra_turns"],
                 "total": table["total"],
                 "round_vp": table["round_vp"],
-                "round_hand": round_hand[s],
+                "round_hand": table["round_hand"],
             }
             for s, table in enumerate(tables)
         ],

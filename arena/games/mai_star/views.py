@@ -22,6 +22,7 @@ def _table(st: MaiStarState, seat: int) -> dict[str, Any]:
         "hand_size": len(area.hand),
         "total": area.total,
         "round_vp": area.round_vp.copy(),
+        "round_hand": area.round_hand.copy(),
         "extra_turns": area.extra_turns,
     }
     if area.geisha >= 0:

@@ -263,3 +263,29 @@ def test_determinize_keeps_a_hand_seen_with_the_sumo_wrestler() -> None:
         sample = GAME.determinize(3, state.options, 0, state.view(0), events, rng)
         assert hand(sample, 1) == ["doctor_green", "monk_black"]  # type: ignore[arg-type]
         assert sample.pending() == state.pending()
+
+
+def test_determinize_from_a_loaded_position_without_events() -> None:
+    """A match started from a position sends no earlier events: the view alone must do, even
+    for a Sumo Wrestler's choice (its options name the target's cards) and round-end hands."""
+    state = GAME.load(
+        {
+            "form": "short",
+            "geishas": ["Oboro", "Momiji", "Natsumi"],
+            "hands": [["sumo_wrestler_blue", "actor_red"], ["monk_black", "doctor_green"]],
+            "advertisers": {"0": ["okaasan_blue", "okaasan_blue"]},
+            "deck": ["scholar_green", "thief_green", "yakuza_green"],
+            "rest": "deck",
+            "round": 3,
+            "scores": [[3, 8], [0, 12], [5, 5]],
+        }
+    )
+    answer(state, "action", action="guest", card="sumo_wrestler_blue")
+    answer(state, "effect", action="target", target=1)
+    loaded = GAME.load(state.position())
+    rng = random.Random(2)
+    for _ in range(5):
+        sample = GAME.determinize(3, loaded.options, 0, loaded.view(0), [], rng)
+        assert sample.pending() == loaded.pending()
+        assert sample.view(0) == loaded.view(0)
+        play_out(sample, rng)
