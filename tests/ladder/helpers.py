@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import json
+import random
 import shutil
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+from arena.ladder.executor import Executor
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -75,3 +80,94 @@ def stored_count(db: Path) -> int:
             return conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
     except sqlite3.OperationalError:  # schema not created yet
         return 0
+
+
+class SyntheticExecutor(Executor):
+    """Plays no bot, in this process: a match's scores come from its deal (each seat's luck,
+    seeded by the deal), the seated bots (greedy 30 points ahead) and noise seeded by the match
+    id, so any run gives the same results. Chosen matches come back void; ``interrupt_after``
+    results, it raises KeyboardInterrupt as Ctrl-C would."""
+
+    slots = 4
+
+    def __init__(
+        self,
+        void_once: set[str] | None = None,
+        void_always: set[str] | None = None,
+        interrupt_after: int | None = None,
+    ) -> None:
+        self.void_once = void_once or set()
+        self.void_always = void_always or set()
+        self.interrupt_after = interrupt_after
+        self.results = 0
+
+    def submit(self, job: dict[str, Any]) -> Any:
+        future: cf.Future = cf.Future()
+        match_id = job["match_id"]
+        if match_id in self.void_always or match_id in self.void_once:
+            self.void_once.discard(match_id)
+            future.set_result({"void": "internal: injected referee failure", "worker": "test"})
+        else:
+            future.set_result(self._play(job))
+        return future
+
+    @staticmethod
+    def _play(job: dict[str, Any]) -> dict[str, Any]:
+        noise = random.Random(job["match_id"])
+        names = [b["name"] for b in job["bots"]]
+        scores = [
+            random.Random(f"{job['seed']}/{seat}").gauss(0, 40)
+            + 30 * (name == "greedy")
+            + noise.gauss(0, 8)
+            for seat, name in enumerate(names)
+        ]
+        ranks = [sum(other > score for other in scores) for score in scores]
+        seats = [
+            {
+                "seat": seat,
+                "name": name,
+                "score": scores[seat],
+                "rank": ranks[seat],
+                "status": "ok",
+                "detail": "",
+                "decisions": 1,
+                "time_ms": 1.0,
+                "max_ms": 1.0,
+                "warnings": {},
+                "transport": "zmq",
+                "sandbox": "test",
+                "exit_code": 0,
+                "signal": None,
+                "bank_left_ms": 0.0,
+                "cpu_ms": 1.0,
+                "peak_memory_kb": None,
+                "strikes": 0,
+                "incidents": [],
+                "log_tail": "",
+            }
+            for seat, name in enumerate(names)
+        ]
+        return {
+            "game": job["game"],
+            "game_version": "test",
+            "options": job["options"],
+            "outcome": {"scores": scores, "ranks": ranks},
+            "decisions": 1,
+            "duration_ms": 1.0,
+            "worker": "test",
+            "sandbox": "test",
+            "replay_path": None,
+            "seats": seats,
+        }
+
+    def wait(self, futures: list[Any]) -> list[Any]:
+        return futures[:1]
+
+    def outcome(self, future: Any) -> dict[str, Any]:
+        self.results += 1
+        if self.interrupt_after is not None and self.results > self.interrupt_after:
+            raise KeyboardInterrupt
+        return future.result()
+
+    def close(self, abort: bool = False) -> None:
+        pass

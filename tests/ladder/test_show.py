@@ -10,8 +10,8 @@ from pathlib import Path
 from arena.ladder import run as ladder
 from arena.ladder.config import load_ladder
 
-from .helpers import ARENA, ROOT
-from .test_sprt import _Synthetic, ladder_file
+from .helpers import ARENA, ROOT, SyntheticExecutor
+from .test_sprt import ladder_file
 
 
 def show(path: Path, *args: str, columns: int = 80) -> subprocess.CompletedProcess[str]:
@@ -25,7 +25,7 @@ def test_show_fits_the_terminal_and_says_when_the_ladder_is_incomplete(tmp_path:
     path = ladder_file(tmp_path)
     text = path.read_text().replace("seed = 5\n", "seed = 5\nrounds = 8\n")
     path.write_text(text)
-    ladder.run_ladder(load_ladder(path), _Synthetic())
+    ladder.run_ladder(load_ladder(path), SyntheticExecutor())
     out = show(path)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()

@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import json
 import os
-import random
 import signal
 import sqlite3
 import subprocess
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from arena.ladder import run as ladder
 from arena.ladder.config import load_ladder
-from arena.ladder.executor import Executor
 from arena.ladder.sprt import Stopped, database, fillers, play_until_decided, set_matches
 from arena.ladder.stats import SprtSettings
 
-from .helpers import ARENA, ROOT, arena, stored_count
+from .helpers import ARENA, ROOT, SyntheticExecutor, arena, stored_count
 
 BOTS = {
     "greedy": "python sample_bots/python/mochi_greedy.py",
@@ -128,97 +125,6 @@ def test_bad_requests_are_one_line_errors(tmp_path: Path) -> None:
         assert out.stderr.count("\n") == 1 and out.stderr.startswith("arena: error: ")
 
 
-class _Synthetic(Executor):
-    """Plays no bot, in this process: a match's scores come from its deal (each seat's luck,
-    seeded by the deal), the seated bots (greedy 30 points ahead) and noise seeded by the match
-    id, so any run gives the same results. Chosen matches come back void; ``interrupt_after``
-    results, it raises KeyboardInterrupt as Ctrl-C would."""
-
-    slots = 4
-
-    def __init__(
-        self,
-        void_once: set[str] | None = None,
-        void_always: set[str] | None = None,
-        interrupt_after: int | None = None,
-    ) -> None:
-        self.void_once = void_once or set()
-        self.void_always = void_always or set()
-        self.interrupt_after = interrupt_after
-        self.results = 0
-
-    def submit(self, job: dict[str, Any]) -> Any:
-        future: cf.Future = cf.Future()
-        match_id = job["match_id"]
-        if match_id in self.void_always or match_id in self.void_once:
-            self.void_once.discard(match_id)
-            future.set_result({"void": "internal: injected referee failure", "worker": "test"})
-        else:
-            future.set_result(self._play(job))
-        return future
-
-    @staticmethod
-    def _play(job: dict[str, Any]) -> dict[str, Any]:
-        noise = random.Random(job["match_id"])
-        names = [b["name"] for b in job["bots"]]
-        scores = [
-            random.Random(f"{job['seed']}/{seat}").gauss(0, 40)
-            + 30 * (name == "greedy")
-            + noise.gauss(0, 8)
-            for seat, name in enumerate(names)
-        ]
-        ranks = [sum(other > score for other in scores) for score in scores]
-        seats = [
-            {
-                "seat": seat,
-                "name": name,
-                "score": scores[seat],
-                "rank": ranks[seat],
-                "status": "ok",
-                "detail": "",
-                "decisions": 1,
-                "time_ms": 1.0,
-                "max_ms": 1.0,
-                "warnings": {},
-                "transport": "zmq",
-                "sandbox": "test",
-                "exit_code": 0,
-                "signal": None,
-                "bank_left_ms": 0.0,
-                "cpu_ms": 1.0,
-                "peak_memory_kb": None,
-                "strikes": 0,
-                "incidents": [],
-                "log_tail": "",
-            }
-            for seat, name in enumerate(names)
-        ]
-        return {
-            "game": job["game"],
-            "game_version": "test",
-            "options": job["options"],
-            "outcome": {"scores": scores, "ranks": ranks},
-            "decisions": 1,
-            "duration_ms": 1.0,
-            "worker": "test",
-            "sandbox": "test",
-            "replay_path": None,
-            "seats": seats,
-        }
-
-    def wait(self, futures: list[Any]) -> list[Any]:
-        return futures[:1]
-
-    def outcome(self, future: Any) -> dict[str, Any]:
-        self.results += 1
-        if self.interrupt_after is not None and self.results > self.interrupt_after:
-            raise KeyboardInterrupt
-        return future.result()
-
-    def close(self, abort: bool = False) -> None:
-        pass
-
-
 SETTINGS = SprtSettings(alpha=0.05, beta=0.05, d0=0.0, d1=20.0)
 
 
@@ -226,16 +132,23 @@ def test_an_interrupted_test_resumes_to_the_same_decision_and_voids_are_retried(
     tmp_path: Path,
 ) -> None:
     straight = play_until_decided(
-        load_ladder(ladder_file(tmp_path / "a")), "greedy", "random-1", SETTINGS, 200, _Synthetic()
+        load_ladder(ladder_file(tmp_path / "a")),
+        "greedy",
+        "random-1",
+        SETTINGS,
+        200,
+        SyntheticExecutor(),
     )
     assert straight.state.decision == "H1" and straight.stored_before == 0
 
     cfg = load_ladder(ladder_file(tmp_path / "b"))
     with pytest.raises(KeyboardInterrupt):
-        play_until_decided(cfg, "greedy", "random-1", SETTINGS, 200, _Synthetic(interrupt_after=5))
+        play_until_decided(
+            cfg, "greedy", "random-1", SETTINGS, 200, SyntheticExecutor(interrupt_after=5)
+        )
     first = set_matches(cfg, "greedy", "random-1", 3)[0].match_id  # not played before
     resumed = play_until_decided(
-        cfg, "greedy", "random-1", SETTINGS, 200, _Synthetic(void_once={first})
+        cfg, "greedy", "random-1", SETTINGS, 200, SyntheticExecutor(void_once={first})
     )
     assert resumed.stored_before == 2 and resumed.state == straight.state
     with sqlite3.connect(database(cfg, "greedy", "random-1")) as conn:
@@ -243,11 +156,22 @@ def test_an_interrupted_test_resumes_to_the_same_decision_and_voids_are_retried(
 
 
 def test_a_match_that_stays_void_stops_the_test_and_is_not_played_again(tmp_path: Path) -> None:
+    """Each run tries it up to MAX_ATTEMPTS times; once its voids reach MAX_VOIDS over all
+    runs, it is not played again (no free undo for a bot that crashes its referee)."""
     cfg = load_ladder(ladder_file(tmp_path))
     stuck = set_matches(cfg, "greedy", "random-1", 0)[1].match_id
-    with pytest.raises(Stopped, match=f"match {stuck} .* still void after 3 tries"):
-        play_until_decided(
-            cfg, "greedy", "random-1", SETTINGS, 200, _Synthetic(void_always={stuck})
-        )
-    with pytest.raises(Stopped, match=r"voided 3 times .* not played again"):
-        play_until_decided(cfg, "greedy", "random-1", SETTINGS, 200, _Synthetic())
+    messages = []
+    for _ in range(ladder.MAX_VOIDS):
+        executor = SyntheticExecutor(void_always={stuck})
+        with pytest.raises(Stopped) as stopped:
+            play_until_decided(cfg, "greedy", "random-1", SETTINGS, 200, executor)
+        messages.append(str(stopped.value))
+        if "not played again" in messages[-1]:
+            break
+    assert f"match {stuck} " in messages[0]
+    assert f"still void after {ladder.MAX_ATTEMPTS} tries" in messages[0]
+    assert f"voided {ladder.MAX_VOIDS} times" in messages[-1]
+    assert "not played again" in messages[-1]
+    with sqlite3.connect(database(cfg, "greedy", "random-1")) as conn:
+        (voids,) = conn.execute("SELECT COUNT(*) FROM voids").fetchone()
+    assert voids == ladder.MAX_VOIDS
