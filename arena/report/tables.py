@@ -233,6 +233,8 @@ def compare_table(c: Comparison, fmt: str) -> str:
         return render(list(d), [[_csv(v) for v in d.values()]], fmt, None)
     if fmt == "json":
         return render([], [], fmt, d)
+    if fmt == "table":  # two columns of label and value need no header row
+        return tabulate(rows, tablefmt="plain", disable_numparse=True) + "\n\n" + c.verdict
     return render(["", ""], rows, fmt, d) + "\n\n" + c.verdict
 
 
