@@ -271,14 +271,14 @@ def test_a_segfault_in_a_match_is_a_crash(bot_dir: Path) -> None:
     assert hostile(result).decisions == 2
 
 
-MARGIN = Limits(init_ms=5000, move_ms=500, bank_ms=500, grace_ms=50)  # deadline 1050 ms
+MARGIN = Limits(init_ms=5000, move_ms=1000, bank_ms=1000, grace_ms=50)  # deadline 2050 ms
 
 
 @pytest.mark.parametrize("transport", ["", "stdio:"])
 def test_an_answer_just_inside_the_deadline_is_slow_but_accepted(
     bot_dir: Path, transport: str
 ) -> None:
-    result = play(bot_dir, "timed.py --after 1 --answer-ms 750", 2, MARGIN, transport=transport)
+    result = play(bot_dir, "timed.py --after 1 --answer-ms 1500", 2, MARGIN, transport=transport)
     seat = hostile(result)
     assert seat.status == "ok", (seat.status, seat.detail)
     assert seat.warnings.get("slow") == 1
@@ -288,7 +288,7 @@ def test_an_answer_just_inside_the_deadline_is_slow_but_accepted(
 
 @pytest.mark.parametrize("transport", ["", "stdio:"])
 def test_an_answer_just_outside_the_deadline_is_a_timeout(bot_dir: Path, transport: str) -> None:
-    result = play(bot_dir, "timed.py --after 1 --answer-ms 1400", 2, MARGIN, transport=transport)
+    result = play(bot_dir, "timed.py --after 1 --answer-ms 2700", 2, MARGIN, transport=transport)
     seat = hostile(result)
     assert seat.status == "timeout", (seat.status, seat.detail)
     assert seat.decisions == 1
