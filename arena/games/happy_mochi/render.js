@@ -1,0 +1,79 @@
+// Happy Mochi in the replay viewer: the centre duo (piles T and U), the seat's hand and reserve,
+// and every seat's counts. Cards are ids into data.cards ([number, colour, effect]).
+(function () {
+  "use strict";
+  const COLOURS = { pink: "#f9d3e3", purple: "#e2d3f5", blue: "#cfe3f7", green: "#d3f0d5", yellow: "#f8efc0", orange: "#fbdcc0", brown: "#e3d2c0" };
+
+  function card(data, id, extra) {
+    const [number, colour, effect] = data.cards[id];
+    return {
+      text: number + (effect ? " " + effect.replace("_", " ") : ""),
+      title: "card " + id + ": " + number + " " + colour + (effect ? ", " + effect : ""),
+      color: COLOURS[colour] || "#fff",
+      cls: extra,
+      attrs: { "data-card": id },
+    };
+  }
+
+  function pile(K, name, ids, data) {
+    const top = ids.length - 1;
+    return K.zone("pile " + name + " (bottom to top)", "pile pile-" + name,
+      [K.cards(ids, (id) => card(data, id, ids.indexOf(id) === top ? "top" : ""))]);
+  }
+
+  function panel(view, data, seat) {
+    const K = window.ArenaKit;
+    const duo = view.main_duo || {};
+    const box = K.el("div", { class: "mochi" }, [
+      K.el("p", { text: "round " + view.round + " · turn " + view.turn + " · " + view.phase + " · direction " + view.direction + " · seat " + view.active + " to play · draw pile " + view.draw_size }),
+      K.zone("centre duo: value " + duo.value + (duo.same_colour ? ", same colour" : ""), "duo", [
+        pile(K, "T", view.T || [], data),
+        pile(K, "U", view.U || [], data),
+      ]),
+      K.zone("hand of seat " + seat, "hand", [K.cards(view.hand, (id) => card(data, id))]),
+      K.zone("reserve of seat " + seat + " (face down)", "reserve", [K.cards(view.reserve, (id) => card(data, id))]),
+    ]);
+    if (view.holding !== undefined && view.holding !== null) {
+      box.append(K.zone("holding", "holding", [K.cards([view.holding], (id) => card(data, id))]));
+    }
+    const rows = [];
+    for (let s = 0; s < view.players; s++) {
+      rows.push({
+        attrs: { "data-seat": s, class: s === seat ? "mine" : null },
+        cells: [s, s === seat ? view.hand_sizes[s] + " (shown above)" : K.hidden(view.hand_sizes[s]), view.reserve_sizes[s], view.totals[s]],
+      });
+    }
+    box.append(K.zone("seats", "seats", [K.table(["seat", "hand", "reserve", "total"], rows)]));
+    if (view.round_scores && view.round_scores.length) {
+      box.append(K.zone("round scores", "rounds", [K.table(["round", "scores"], view.round_scores.map((r, i) => ({ cells: [i + 1, r.join(" · ")] })))]));
+    }
+    return box;
+  }
+
+  function name(id, data) {
+    if (id === undefined || id === null) return "a card";
+    const [number, colour, effect] = data.cards[id];
+    return number + " " + colour + (effect ? " (" + effect + ")" : "");
+  }
+
+  function event(e, data) {
+    switch (e.type) {
+      case "play":
+        return "seat " + e.seat + " plays " + e.cards.map((c) => name(c, data)).join(" + ") + " (value " + e.value + (e.happy_mochi ? ", happy mochi!" : "") + ")";
+      case "draw":
+        return "seat " + e.seat + " draws " + (e.card !== undefined ? name(e.card, data) : "a card") + " from " + e.source + (e.forced ? " (forced)" : "");
+      case "round_start":
+        return "round " + e.round + " starts, seat " + e.starter + " first" + (e.hand ? "; hand: " + e.hand.map((c) => name(c, data)).join(", ") : "");
+      case "round_end":
+        return "round " + e.round + " ends (" + e.reason + "), winner " + (e.winner === null ? "none" : "seat " + e.winner) + "; scores " + e.scores.join(" · ");
+      case "game_end":
+        return "game over (" + e.reason + "): totals " + e.totals.join(" · ");
+      case "pass":
+        return "seat " + e.seat + " passes";
+      default:
+        return (e.type + " " + window.ArenaKit.fields(e, "type")).trim();
+    }
+  }
+
+  window.ArenaRenderers.happy_mochi = { panel, event };
+})();

@@ -1,0 +1,83 @@
+// Mai-Star in the replay viewer: every seat's geisha and reputation, advertisers and guests, the
+// seat's own hand (others as counts), deck and discard. Cards are customer ids (data.customers).
+(function () {
+  "use strict";
+  const COLOURS = { red: "#f6d0cc", blue: "#cfe0f5", green: "#d3efd0", black: "#d5d5d5" };
+
+  function customers(data) {
+    if (!data._byId) {
+      data._byId = {};
+      for (const c of data.customers) data._byId[c.id] = c;
+    }
+    return data._byId;
+  }
+
+  function card(data) {
+    return (id) => {
+      const c = customers(data)[id] || { name: id, color: "" };
+      return {
+        text: c.name,
+        title: id + (c.requirement !== undefined ? ": needs " + c.requirement + " " + c.requirement_type + ", income " + c.income + (c.effect ? "; " + c.effect : "") : ""),
+        color: COLOURS[c.color] || "#fff",
+        attrs: { "data-card": id },
+      };
+    };
+  }
+
+  function reputation(r) {
+    if (!r) return "(no geisha yet)";
+    return "performance " + r.performance + " · service " + r.service + " · intelligence " + r.intelligence;
+  }
+
+  function seatBox(K, view, data, s, seat) {
+    const t = view.tables[s];
+    const mine = s === seat;
+    const box = K.el("div", { class: "maistar-seat" + (mine ? " mine" : ""), "data-seat": s }, [
+      K.el("h4", { text: "seat " + s + (s === view.active ? " · to play" : "") + (mine ? " · you" : "") + " · total " + t.total + (t.round_vp && t.round_vp.length ? " (rounds " + t.round_vp.join(", ") + ")" : "") }),
+      K.zone("geisha", "geisha", [K.el("span", { class: "geisha-name", text: (t.geisha || "–") + " — " + reputation(t.reputation) })]),
+      K.zone("advertisers (" + t.advertisers.length + ")", "advertisers", [K.cards(t.advertisers, card(data))]),
+      K.zone("guests (" + t.guests.length + ")", "guests", [K.cards(t.guests, card(data))]),
+    ]);
+    if (mine) box.append(K.zone("hand (" + view.hand.length + ")", "hand", [K.cards(view.hand, card(data))]));
+    else box.append(K.zone("hand (" + t.hand_size + ")", "hand", [K.hidden(t.hand_size)]));
+    return box;
+  }
+
+  function panel(view, data, seat) {
+    const K = window.ArenaKit;
+    const box = K.el("div", { class: "maistar" }, [
+      K.el("p", { text: "round " + view.round + " · " + view.phase + " · deck " + view.deck_size + " · discard " + view.discard.length }),
+    ]);
+    if (view.available_geishas) box.append(K.zone("geishas to choose from", "available", [K.el("span", { text: view.available_geishas.join(", ") })]));
+    for (let s = 0; s < view.tables.length; s++) box.append(seatBox(K, view, data, s, seat));
+    box.append(K.zone("discard (oldest first)", "discard", [K.cards(view.discard, card(data))]));
+    return box;
+  }
+
+  function event(e, data) {
+    const K = window.ArenaKit;
+    const nm = (id) => (customers(data)[id] ? customers(data)[id].name + " (" + customers(data)[id].color + ")" : id);
+    switch (e.type) {
+      case "geisha":
+        return "seat " + e.seat + " takes geisha " + e.geisha;
+      case "turn":
+        return "seat " + e.seat + "'s turn" + (e.extra ? " (extra)" : "");
+      case "guest":
+        return "seat " + e.seat + " welcomes " + nm(e.card) + " as a guest (" + e.source + ")";
+      case "advertise":
+        return "seat " + e.seat + " advertises " + nm(e.card) + " (" + e.source + ")";
+      case "draw":
+        return "seat " + e.seat + " draws " + (e.cards ? e.cards.map(nm).join(", ") : e.count + " card(s)") + " (" + e.reason + ")";
+      case "discard":
+        return "seat " + e.seat + " discards " + e.cards.map(nm).join(", ") + " (" + e.reason + ")";
+      case "round_score":
+        return "round " + e.round + " scored: " + e.scores.map((x) => "seat " + x.seat + " +" + x.vp + " = " + x.total).join(", ");
+      case "game_over":
+        return "game over: scores " + K.scalar(e.scores);
+      default:
+        return (e.type + " " + K.fields(e, "type")).trim();
+    }
+  }
+
+  window.ArenaRenderers.mai_star = { panel, event };
+})();
