@@ -18,6 +18,7 @@ from arena.cli.ladder import ladder_app
 from arena.cli.positions import read_position, replay_position, rules
 from arena.cli.sandbox import sandbox_app
 from arena.cli.sprt import test_command
+from arena.cli.view import replay_view
 from arena.games import UnknownGame, available_games, load_game
 from arena.games.base import Game, OptionError
 from arena.match.bots import TRANSPORTS, BotCommandError, parse_bot, unique_names
@@ -43,6 +44,7 @@ app.add_typer(ladder_app, name="ladder")
 app.add_typer(sandbox_app, name="sandbox")
 app.command("rules")(rules)
 replay_app.command("position")(replay_position)
+replay_app.command("view")(replay_view)
 app.command("test")(test_command)
 
 
