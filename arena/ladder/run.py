@@ -37,7 +37,7 @@ from arena.match.bots import BotSpec
 from arena.match.referee import HOST_VOID
 
 MAX_ATTEMPTS = 3
-MAX_VOIDS = 3  # a match's own voids, over all runs, before it is no longer played
+MAX_VOIDS = 5  # a match's own voids over all runs (a full run of tries and 2 more), then no more
 
 
 class HostFailure(RuntimeError):
