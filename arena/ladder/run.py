@@ -216,7 +216,7 @@ def _run(
             elif own_voids[job.key] >= MAX_VOIDS:
                 blocked.append(_blocked(store, specs[job.key], own_voids[job.key]))
                 failed += 1
-            elif job.attempt < MAX_ATTEMPTS:
+            elif job.attempt < MAX_ATTEMPTS and not host_failure:  # stopping: no retries
                 retries += 1
                 dispatcher.again(job, solo=True)
                 continue
