@@ -253,7 +253,7 @@ def test_a_bot_that_crashes_before_hello_is_ruled_at_once(bot_dir: Path) -> None
     started = time.monotonic()
     result = play(bot_dir, "early_crash.py", seats=2, limits=limits)
     assert time.monotonic() - started < 15  # seen through its pidfd, not at init_ms
-    assert_ruled(result, "crashed", "exited with code 5")
+    assert_ruled(result, "crashed", "exited with code 5 before its hello")
     assert "giving up before hello" in hostile(result).log_tail
 
 

@@ -74,8 +74,10 @@ def signal_name(exit_code: int | None) -> str | None:
         return f"signal {-exit_code}"
 
 
-def exit_fault(exit_code: int | None, oom_killed: bool) -> tuple[str, str]:
-    """The error code and sentence for a bot process that ended during the match."""
+def exit_fault(
+    exit_code: int | None, oom_killed: bool, when: str = "during the match"
+) -> tuple[str, str]:
+    """The error code and sentence for a bot process that ended ``when``."""
     if oom_killed:
         return "oom", "killed for going over its memory limit"
     name = signal_name(exit_code)
@@ -85,4 +87,4 @@ def exit_fault(exit_code: int | None, oom_killed: bool) -> tuple[str, str]:
         return "crashed", f"killed by {name}"
     if exit_code is None:
         return "crashed", "connection lost"
-    return "crashed", f"exited with code {exit_code} during the match"
+    return "crashed", f"exited with code {exit_code} {when}"

@@ -655,7 +655,8 @@ class Referee:
         seat.exit_code = seat.proc.poll()
         self._stop(seat)
         if seat.playing and not self.finished:
-            code, why = exit_fault(seat.exit_code, seat.usage.oom_killed)
+            when = "during the match" if seat.greeted else "before its hello"
+            code, why = exit_fault(seat.exit_code, seat.usage.oom_killed, when)
             seat.alive = False
             self._fault(seat, code, why)
         seat.alive = False
