@@ -289,15 +289,23 @@ def _launch(
             )
             workdir = Path("/")
         step = "start"
+        popen = None
         try:
             popen = _start(command, workdir, env, log_path, stdio, child, pass_fds)
+            pidfd = os.pidfd_open(popen.pid)
+        except BaseException:
+            if popen is not None:  # started, but cannot be watched: it must not run unseen
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(popen.pid, signal.SIGKILL)
+                popen.wait()
+            raise
         finally:
             for fd in pass_fds:
                 os.close(fd)
-        pidfd = os.pidfd_open(popen.pid)
     except BaseException as exc:
         if cgroup is not None:
             with contextlib.suppress(OSError):
+                cgroup.kill()
                 cgroup.remove()
         if lease is not None:
             lease.release()
