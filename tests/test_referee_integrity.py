@@ -176,12 +176,15 @@ def test_heavy_messages_after_every_answer_are_a_flood(bot_dir: Path) -> None:
     assert hostile(result).decisions == 1  # its one answer counted; the rest never decoded
 
 
-@pytest.mark.parametrize("heavy", ["", " --heavy --flood 1"])
+@pytest.mark.parametrize(
+    ("transport", "heavy"), [("", ""), ("", " --heavy --flood 1"), ("stdio:", " --heavy --flood 1")]
+)
 def test_an_answer_after_the_deadline_is_never_accepted_however_busy(
-    bot_dir: Path, heavy: str
+    bot_dir: Path, transport: str, heavy: str
 ) -> None:
-    """Messages keep the referee busy (below the caps) while the answer comes 3 s late."""
-    result = play(bot_dir, f"late_flood.py --after 1 --late-ms 3500{heavy}")
+    """Messages keep the referee busy (below the caps) while the answer comes 1.5 s late."""
+    command = f"late_flood.py --after 1 --late-ms 3500{heavy}"
+    result = play(bot_dir, command, transport=transport)
     assert_ruled(result, "timeout", "no answer within")
     seat = hostile(result)
     assert seat.decisions == 1 and "slow" not in seat.warnings

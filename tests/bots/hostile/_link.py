@@ -39,7 +39,7 @@ class Link:
 
     def send(self, msg: dict[str, Any]) -> None:
         if self.stdio:
-            sys.stdout.write(json.dumps(msg) + "\n")
+            sys.stdout.write(json.dumps(msg, separators=(",", ":")) + "\n")
             sys.stdout.flush()
         else:
             import msgpack
@@ -64,9 +64,11 @@ class Link:
         self.send({"v": 1, "type": "action", "seq": seq, "choice": choice, **fields})
 
 
-def heavy(seq: int = 0) -> dict[str, Any]:
-    """A valid action of just under 1 MiB packed, slow to decode: 15 850 small arrays of ints."""
-    return {"v": 1, "type": "action", "seq": seq, "choice": 0, "pad": [[7] * 63] * 15_850}
+def heavy(stdio: bool = False) -> dict[str, Any]:
+    """A valid stale action of just under 1 MiB (msgpack, or a compact JSON line), slow to
+    decode: thousands of small arrays of ints."""
+    rows = 7_800 if stdio else 15_850
+    return {"v": 1, "type": "action", "seq": 0, "choice": 0, "pad": [[7] * 63] * rows}
 
 
 def play(link: Link, on_turn: TurnHook | None = None, seed: int = 0) -> dict[str, Any]:

@@ -31,7 +31,11 @@ def main() -> None:
         started = time.monotonic()
         pause = args.late_ms / 1000 / (args.flood + 1)
         for _ in range(args.flood):
-            link.send(heavy() if args.heavy else {"v": 1, "type": "action", "seq": 0, "choice": 0})
+            link.send(
+                heavy(link.stdio)
+                if args.heavy
+                else {"v": 1, "type": "action", "seq": 0, "choice": 0}
+            )
             time.sleep(pause)
         time.sleep(max(0.0, started + args.late_ms / 1000 - time.monotonic()))
         link.action(turn["seq"], 0)
