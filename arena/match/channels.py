@@ -1,9 +1,10 @@
 """The referee's end of one bot's connection: ZeroMQ or stdio, the same messages either way.
 
-A channel turns what arrives from a bot into :class:`Inbound` items (a checked message, or the
-protocol error it broke) and sends referee messages. The referee polls every channel's
-``handles`` in one ``zmq.Poller`` beside the bots' pidfds and calls :meth:`Channel.receive` for
-the ones that are ready, so neither transport can block the match.
+A channel reads what arrives from a bot as :class:`Frame` s, checks each into an
+:class:`Inbound` (a valid message, or the protocol error it broke) and sends referee messages.
+The referee polls every channel's ``handles`` in one ``zmq.Poller`` beside the bots' pidfds and
+calls :meth:`Channel.receive` for the ones that are ready, so neither transport can block the
+match.
 
 * ZeroMQ: one ROUTER per bot on its own ``ipc://`` socket file. The first connection to speak
   owns the seat (its file descriptor is learnt from the message); anything from another
