@@ -84,6 +84,29 @@ def _reading(cfg: LadderConfig) -> Iterator[Store]:
         store.close()
 
 
+@contextmanager
+def _writing(cfg: LadderConfig) -> Iterator[Store]:
+    """The existing database, locked for writing; a failure to write it exits 4 (what was
+    stored is safe), a database at odds with the file exits 2."""
+    if not cfg.database.is_file():
+        _fail(f"{cfg.database}: no ladder database yet (run `arena ladder run` first)")
+    try:
+        store = Store.create(cfg.database, cfg.game.id)
+    except StoreError as exc:
+        _fail(str(exc))
+    except StorageError as exc:
+        _fail(str(exc), code=STORAGE_EXIT)
+    try:
+        yield store
+        store.check_still_there()
+    except StorageError as exc:
+        _fail(str(exc), code=STORAGE_EXIT)
+    except sqlite3.Error as exc:
+        _fail(str(storage_error(cfg.database, exc)), code=STORAGE_EXIT)
+    finally:
+        store.close()
+
+
 def _header(cfg: LadderConfig, stored: int, scheduled: int) -> dict[str, object]:
     return {
         "ladder": cfg.name,
@@ -359,17 +382,10 @@ def compare_cmd(
 def rerate(path: FileArg, fmt: FormatOpt = "table") -> None:
     """Rebuild the ratings and their history from the stored results; print the table."""
     cfg = _config(path, fmt)
-    if not cfg.database.is_file():
-        _fail(f"{cfg.database}: no ladder database yet (run `arena ladder run` first)")
-    try:
-        store = Store.create(cfg.database, cfg.game.id)
-    except StoreError as exc:
-        _fail(str(exc))
-    try:
+    with _writing(cfg) as store:
         ladder.rerate(cfg, store)
-        _show(cfg, store, fmt)
-    finally:
-        store.close()
+    with _reading(cfg) as reader:
+        _show(cfg, reader, fmt)
 
 
 @ladder_app.command()
@@ -397,25 +413,9 @@ def forget(
     if sum(x is not None for x in (match, since, bot)) != 1:
         _fail("forget needs exactly one of --match ID ..., --since ISO-TIME, --bot NAME")
     cfg = _config(path, fmt)
-    if not cfg.database.is_file():
-        _fail(f"{cfg.database}: no ladder database yet (run `arena ladder run` first)")
-    try:
-        store = Store.create(cfg.database, cfg.game.id)
-    except StoreError as exc:
-        _fail(str(exc))
-    except StorageError as exc:
-        _fail(str(exc), code=STORAGE_EXIT)
-    try:
-        ids = _forgotten(store, match, since, bot)
-        count = store.forget(ids, bot)
+    with _writing(cfg) as store:
+        count = store.forget(_forgotten(store, match, since, bot), bot)
         ladder.rerate(cfg, store)
-        store.check_still_there()
-    except StorageError as exc:
-        _fail(str(exc), code=STORAGE_EXIT)
-    except sqlite3.Error as exc:
-        _fail(str(storage_error(cfg.database, exc)), code=STORAGE_EXIT)
-    finally:
-        store.close()
     typer.echo(f"{cfg.name}: forgot {count} stored matches; ratings rebuilt", err=True)
     with _reading(cfg) as reader:
         _show(cfg, reader, fmt)
