@@ -8,8 +8,9 @@ that seat's bot may see of the match. The full page, for organisers, holds every
 omniscient mode (all views side by side, the omniscient event log and the game's position).
 
 To stay small, each step stores only what changed in each view since the previous step, as
-patch operations down to the parts that differ (``[path, value]``, ``[path]`` to delete a key);
-the player folds them back into whole views once, when the page opens. The page
+patch operations down to the parts that differ (``[path, value]``, ``[path]`` to delete a key),
+and what all seats share once (under ``"*"``); the player folds them back into whole views once,
+when the page opens. The page
 inlines the generic player (``viewer/player.js`` and ``player.css``) and the game's renderer,
 ``render.js`` beside its engine (found with importlib.resources, so a game from another package
 brings its own); a game without one is drawn as a readable tree of its view.
@@ -96,7 +97,7 @@ def _incidents(data: Mapping[str, Any], seats: Sequence[int]) -> tuple[dict[int,
         for incident in result.get("incidents", []):
             item = {"seat": result["seat"], **incident}
             index = turns.get((result["seat"], incident.get("seq") or 0))
-            if index is None:
+            if index is None or data["decisions"][index].get("kind") != incident.get("kind"):
                 rest.append(item)
             else:
                 by_decision.setdefault(index, []).append(item)
@@ -223,18 +224,42 @@ def _seat_data(
     cursors: dict[int, int],
     views: dict[int, dict[str, Any]],
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Each seat's view change and the events it was sent since the previous step."""
-    changes: dict[str, Any] = {}
-    sent: dict[str, Any] = {}
+    """Each seat's view patch and the events it was sent since the previous step.
+
+    What every seat shares is stored once under ``"*"``: the patch operations all seats'
+    patches hold, and the events when all seats were sent the same (most of a view is public).
+    """
+    patches: dict[str, list] = {}
+    sent: dict[str, list] = {}
     for seat in seats:
         view = _plain(state.view(seat))
-        if change := _patch(views.get(seat, {}), view):
-            changes[str(seat)] = change
+        patches[str(seat)] = _patch(views.get(seat, {}), view)
         views[seat] = view
         events, cursors[seat] = state.events_since(seat, cursors[seat])
-        if events:
-            sent[str(seat)] = _plain(events)
-    return changes, sent
+        sent[str(seat)] = _plain(events)
+    if len(seats) > 1:
+        keys = [[_key(op) for op in ops] for ops in patches.values()]
+        common = set(keys[0]).intersection(*keys[1:])
+        if common:
+            first = next(iter(patches.values()))
+            shared = [op for op, key in zip(first, keys[0], strict=True) if key in common]
+            patches = {
+                seat: [op for op, key in zip(ops, k, strict=True) if key not in common]
+                for (seat, ops), k in zip(patches.items(), keys, strict=True)
+            }
+            patches["*"] = shared
+        lists = list(sent.values())
+        if all(events == lists[0] for events in lists):
+            sent = {"*": lists[0]}
+    return _nonempty(patches), _nonempty(sent)
+
+
+def _key(op: list[Any]) -> str:
+    return json.dumps(op, sort_keys=True, separators=(",", ":"))
+
+
+def _nonempty(by_seat: dict[str, list]) -> dict[str, list]:
+    return {seat: items for seat, items in by_seat.items() if items}
 
 
 def renderer(game: Game) -> str:

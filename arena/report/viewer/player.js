@@ -48,7 +48,9 @@
     });
   }
   const views = {};
-  for (const seat of R.seats) views[seat] = fold((s) => (s.views || {})[seat]);
+  // What every seat shares is stored once, under "*".
+  const shared = (map, seat) => [...((map || {})["*"] || []), ...((map || {})[seat] || [])];
+  for (const seat of R.seats) views[seat] = fold((s) => shared(s.views, seat));
   const positions = R.omniscient ? fold((s) => s.position) : null;
   const hasPosition = R.omniscient && steps.some((s) => s.position);
 
@@ -151,7 +153,7 @@
   }
 
   function eventItems(step, chosen) {
-    if (chosen !== OMNI) return ((step.events || {})[chosen] || []).map((e) => el("li", { text: eventText(e) }));
+    if (chosen !== OMNI) return shared(step.events, chosen).map((e) => el("li", { text: eventText(e) }));
     return (step.log || []).map((entry) => {
       const li = el("li", { text: eventText(entry.event) });
       if (entry.only) li.append(el("span", { class: "seen", text: "  [seen by seat " + entry.only.join(", ") + "]" }));
@@ -243,7 +245,9 @@
   });
 
   // For tests and the curious: the whole view of a seat at a step (from 0), as folded.
-  window.arenaViewer = { view: (seat, step) => views[seat][step], steps: steps.length, show: show };
+  window.arenaViewer = {
+    view: (seat, step) => views[seat][step], steps: steps.length, show: show, game: R.game.id, data: R.data,
+  };
 
   show(0);
 })();
