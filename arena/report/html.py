@@ -20,7 +20,9 @@ from arena.ladder import run
 from arena.ladder.config import LadderConfig
 from arena.ladder.ratings import head_to_head, ladder_stats, rate, seat_effects
 from arena.ladder.store import Store
+from arena.match.replay import ReplayError
 from arena.report import plots
+from arena.report.viewer import write_viewer
 
 WORST_LOSSES = 5
 
@@ -52,7 +54,8 @@ class MatchRow:
 def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None = None) -> Path:
     """Write the report of ``cfg``'s stored results into ``out``; the path of its index page.
 
-    ``viewers`` maps match ids to their replay viewer pages (paths relative to ``out``).
+    ``viewers`` maps match ids to their replay viewer pages (paths relative to ``out``); by
+    default a viewer is written for every stored match whose replay file exists.
     """
     store = Store.read(cfg.database, cfg.game.id)
     try:
@@ -63,7 +66,9 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
     bots = list(cfg.bot_names)
     stats = ladder_stats(stored, cfg.rating, bots)
     _, history = rate(stored, cfg.rating, bots)
-    matches = _match_rows(stored, rows, viewers or {})
+    if viewers is None:
+        viewers = write_viewers([r.match_id for r in stored], rows, out)
+    matches = _match_rows(stored, rows, viewers)
     effects = [e for e in seat_effects(stored) if e.relative.ci is not None]
     order = [s.bot for s in stats]
     pairs = head_to_head(stored)
@@ -107,6 +112,26 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
             )
         )
     return index
+
+
+def write_viewers(
+    ids: Sequence[str], rows: Mapping[str, Mapping[str, Any]], out: Path
+) -> dict[str, str]:
+    """Write ``replays/<match id>.html`` for each match whose replay file is still there; the
+    pages by match id, relative to ``out``. A replay that no longer re-simulates (the game's
+    engine changed version since) gets no page, and its match no link."""
+    pages = {}
+    for match_id in ids:
+        source = rows[match_id].get("replay_path")
+        if not source or not Path(source).is_file():
+            continue
+        page = f"replays/{match_id}.html"
+        try:
+            write_viewer(Path(source), out / page)
+        except ReplayError:
+            continue
+        pages[match_id] = page
+    return pages
 
 
 def _match_rows(
