@@ -22,6 +22,7 @@ $(STAMP): pyproject.toml $(SYSTEM)
 
 demo: $(STAMP)
 	$(VENV)/bin/arena ladder run ladders/demo.toml
+	$(VENV)/bin/arena ladder report ladders/demo.toml
 
 test: $(STAMP) bots
 	$(PY) -m pytest -q -n auto

@@ -100,7 +100,8 @@
     const d = step.decision;
     if (!d) return finalResult();
     const parts = [el("h2", { text: "Decision " + (index + 1) + " of " + last })];
-    if (!d.options) {
+    const chosen = seatSelect.value;
+    if (!d.options || (chosen !== OMNI && Number(chosen) !== d.seat)) {
       parts.push(el("p", { class: "who", text: name(d.seat) + " decides" }));
       parts.push(el("p", { class: "muted", text: "(another seat's decision: not shown to this seat)" }));
       return parts;
