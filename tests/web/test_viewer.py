@@ -13,8 +13,6 @@ import dataclasses
 import json
 import random
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +24,8 @@ from arena.match.bots import parse_bot
 from arena.match.referee import Limits, play_match
 from arena.match.replay import read
 from arena.report.viewer import write_viewer
+from tests.ladder.helpers import ROOT, arena, write_ladder
 
-ROOT = Path(__file__).resolve().parents[2]
-ARENA = str(Path(sys.executable).parent / "arena")
 HOSTILE = ROOT / "tests" / "bots" / "faulty" / "html_resign.py"
 PAYLOAD = '<img src=x onerror="window.pwned=1"><script>window.pwned=1</script>'
 SHOTS = Path("/tmp/viewer-shots")
@@ -257,20 +254,29 @@ def test_html_in_a_bots_words_and_name_is_shown_never_run(page: Page, tmp_path: 
     _shot(page, tmp_path, "happy_mochi-hostile")
 
 
-def _arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
-
-
 def test_replay_view_writes_the_page_and_prints_its_path(replays: dict, tmp_path: Path) -> None:
     out = tmp_path / "seat.html"
-    done = _arena(
+    done = arena(
         "replay", "view", str(replays["motora"]), "--seat", "1", "--out", str(out), "--no-open"
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"viewer: {out}"
     assert _embedded(out)["seats"] == [1]
-    bad = _arena("replay", "view", str(replays["motora"]), "--seat", "5", "--no-open")
+    bad = arena("replay", "view", str(replays["motora"]), "--seat", "5", "--no-open")
     assert bad.returncode == 2
     assert bad.stderr.startswith("arena: error: ") and "--seat must be 0..1" in bad.stderr
-    missing = _arena("replay", "view", str(tmp_path / "nope.json"), "--no-open")
+    missing = arena("replay", "view", str(tmp_path / "nope.json"), "--no-open")
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_the_report_links_every_match_to_its_viewer(page: Page, tmp_path: Path) -> None:
+    ladder = write_ladder(tmp_path, bots=2, seats=2, rounds=1, extra="replays = true")
+    assert arena("ladder", "run", str(ladder), "--quiet").returncode == 0
+    done = arena("ladder", "report", str(ladder), "--out", str(tmp_path / "site"))
+    assert done.returncode == 0, done.stderr
+    page.goto(Path(done.stdout.strip().removeprefix("report: ")).as_uri())
+    links = page.locator("a[href^='replays/']")
+    assert links.count() == 2  # both matches of the round, in the list of matches
+    links.first.click()
+    assert page.locator("#where").inner_text().startswith("decision 1 of ")
+    assert page.locator("#seat option").first.inner_text() == "omniscient"

@@ -75,5 +75,15 @@
     }
   }
 
-  window.ArenaRenderers.happy_mochi = { panel, event };
+  // An option in words, its card ids named: {"action": "draw", "source": "T", "card": 11}.
+  function option(o, data) {
+    const named = Object.entries(o).map(([k, v]) => {
+      if (k === "card") return "card " + name(v, data);
+      if (k === "cards") return "cards " + v.map((c) => name(c, data)).join(" + ");
+      return k + "=" + window.ArenaKit.scalar(v);
+    });
+    return named.join(" ");
+  }
+
+  window.ArenaRenderers.happy_mochi = { panel, event, option };
 })();
