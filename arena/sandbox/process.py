@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import functools
 import os
 import re
 import resource
@@ -57,6 +56,7 @@ def bot_environment(extra: Mapping[str, str]) -> dict[str, str]:
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _RUNNING: dict[int, BotProcess] = {}  # by pid: bots started here and not yet killed
+_INTERPRETER_WORKS: set[str] = set()  # levels at which Arena's Python ran as a bot
 _PR_SET_PDEATHSIG = 1
 
 
@@ -339,10 +339,19 @@ def _raise_for(exc: BaseException, step: str, program: str, level: str, log: Pat
         raise host.setup_failure(step, exc) from None
 
 
-@functools.cache
 def interpreter_problem(level: str) -> str:
     """Empty if Arena's own Python, the one Python bots run with, starts as a bot at ``level``
-    and imports the bot SDK; else why not and what to fix. Once per process and level."""
+    and imports the bot SDK; else why not and what to fix. Once per process and level when it
+    works; a failure is tried again next time (it may have been passing, like a full uid pool)."""
+    if level in _INTERPRETER_WORKS:
+        return ""
+    problem = _run_interpreter(level)
+    if not problem:
+        _INTERPRETER_WORKS.add(level)
+    return problem
+
+
+def _run_interpreter(level: str) -> str:
     with match_directory() as folder:
         argv = [sys.executable, "-c", "import protocol.bot"]
         env = bot_environment({})
