@@ -141,6 +141,13 @@ def with_python_out_of_reach(case: Case, bots: Path) -> MatchResult:
     return play_hostile(case, bots)
 
 
+def with_512_descriptors(case: Case, bots: Path) -> MatchResult:
+    """The referee's hard limit on open files far below what the bot opens (up to 30 000):
+    only the connection cap, ruled as soon as it is passed, keeps libzmq from aborting."""
+    resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512))
+    return play_hostile(case, bots)
+
+
 def lost_then_attacked(case: Case, result: MatchResult) -> str | None:
     """The standard check, and the bot did lose and attack (it floods only after a loss)."""
     if "ATTACK game: lost" not in result.seats[HOSTILE].log_tail:
@@ -160,6 +167,12 @@ CASES: list[Case] = [
         seed=3,
         check=lost_then_attacked,
     ),
+    Case(
+        "connections to a referee with 512 descriptors",
+        "connection_flood.py --after 1",
+        ("too_many_connections",),
+        play=with_512_descriptors,
+    ),
     Case("connection churn", "churn.py --count 20", ("too_many_connections",)),
     Case("1 MiB messages on a second connection", "heavy_stream.py", ("flood",)),
     Case("heavy messages after every answer", "heavy_after.py --count 4", ("flood",)),
@@ -168,6 +181,12 @@ CASES: list[Case] = [
         "late answer behind a 1 MiB message",
         "late_flood.py --after 1 --heavy --flood 1 --late-ms 3500",
         ("timeout",),
+    ),
+    Case(
+        "stdio: late answer behind a 1 MiB line",
+        "late_flood.py --after 1 --heavy --flood 1 --late-ms 3500",
+        ("timeout",),
+        "stdio",
     ),
     Case("40 stale messages in one turn", "late_flood.py --flood 40 --late-ms 200", ("flood",)),
     Case("stdio: flood, never reading stdin", "stdio_flood.py", ("flood",), "stdio", seats=2),
