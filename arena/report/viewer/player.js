@@ -107,9 +107,9 @@
       return parts;
     }
     parts.push(el("p", { class: "who", text: name(d.seat) + " · " + d.kind }));
-    parts.push(el("p", { class: "prompt", text: d.prompt }));
+    parts.push(el("p", { class: "prompt", text: R.prompts[d.prompt] }));
     const list = el("ol", { id: "options", start: "0" });
-    d.options.forEach((o, i) => {
+    d.options.map((k) => R.options[k]).forEach((o, i) => {
       list.append(el("li", { class: i === d.choice ? "chosen" : "", "data-index": String(i), text: optionText(o) }));
     });
     parts.push(list);
