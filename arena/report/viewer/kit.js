@@ -63,11 +63,12 @@ window.ArenaKit = (function () {
     return row;
   }
 
-  // ``n`` cards this seat may not see, drawn face down.
+  // ``n`` cards this seat may not see, drawn face down (one card and a count beyond a few).
   function hidden(n, cls) {
-    const row = el("div", { class: "cards " + (cls || "") });
-    for (let i = 0; i < n; i++) row.append(el("span", { class: "card hidden", text: "?" }));
+    const row = el("div", { class: "cards " + (cls || ""), "data-hidden": n });
     if (n === 0) row.append(el("span", { class: "muted", text: "(none)" }));
+    else if (n > 5) row.append(el("span", { class: "card hidden", text: "? × " + n, title: n + " cards face down" }));
+    else for (let i = 0; i < n; i++) row.append(el("span", { class: "card hidden", text: "?" }));
     return row;
   }
 
