@@ -122,8 +122,8 @@ def collect(data: Mapping[str, Any], seat: int | None = None) -> dict[str, Any]:
         raise ReplayError(f"--seat must be 0..{players - 1} (the replay's seats), got {seat}")
     seats = list(range(players)) if seat is None else [seat]
     incidents, unplaced = _incidents(data, seats)
-    options = game.resolve_options(data["game"].get("options"), players)
     try:
+        options = game.resolve_options(data["game"].get("options"), players)
         state = _start(game, data)
         steps = _steps(state, data, seats, incidents, omniscient=seat is None)
     except ReplayError:
