@@ -14,6 +14,7 @@ from typing import Annotated, NoReturn
 import typer
 from tabulate import tabulate
 
+from arena.cli.bot import bot_app
 from arena.cli.ladder import ladder_app
 from arena.cli.positions import read_position, replay_position, rules
 from arena.cli.sandbox import sandbox_app
@@ -42,6 +43,7 @@ replay_app = typer.Typer(
 app.add_typer(replay_app, name="replay")
 app.add_typer(ladder_app, name="ladder")
 app.add_typer(sandbox_app, name="sandbox")
+app.add_typer(bot_app, name="bot")
 app.command("rules")(rules)
 replay_app.command("position")(replay_position)
 replay_app.command("view")(replay_view)

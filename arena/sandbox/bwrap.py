@@ -112,15 +112,22 @@ def command(
     uid: int,
     tmp_mb: int = 16,
     seccomp_fd: int | None = None,
+    writable: Path | None = None,
 ) -> list[str]:
     """The full bwrap argv that runs ``argv`` in ``cwd`` as ``uid`` (ignored when not root).
 
     ``binds`` are shown read-only; ``socket`` (the bot's ipc socket file) is bound after the
-    private /tmp is mounted, since the match directory usually lives under /tmp.
+    private /tmp is mounted, since the match directory usually lives under /tmp. ``writable``
+    is the one folder bound read-write (a bot version's own folder while it is built).
     """
     args = _base()
     args += ["--size", str(tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp"]
     tree = _Tree()
+    if writable is not None:
+        real = Path(os.path.realpath(writable))
+        tree.dir(real.parent)
+        tree.args += ["--bind", str(real), str(real)]
+        tree.bound.append(real)
     for path in sorted({Path(os.path.realpath(b)) for b in binds}):
         tree.ro_bind(path)
     if socket is not None:

@@ -216,6 +216,14 @@ def _give_socket(socket_path: Path, uid: int) -> None:
     os.chmod(socket_path.parent, 0o711)
 
 
+def _give_tree(folder: Path, uid: int) -> None:
+    """The bot's uid owns ``folder`` and everything in it (symlinks themselves, not followed)."""
+    for top, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            os.lchown(os.path.join(top, name), uid, uid)
+    os.chown(folder, uid, uid)
+
+
 def launch(
     argv: Sequence[str],
     *,
@@ -226,6 +234,7 @@ def launch(
     socket_path: Path | None = None,
     stdio: bool = False,
     level: str | None = None,
+    writable: Path | None = None,
 ) -> BotProcess:
     """Start ``argv`` at ``level`` (None: ``$ARENA_SANDBOX`` or the strongest available).
 
@@ -234,13 +243,17 @@ def launch(
     a program. ``socket_path`` is the bot's own ipc socket file (made reachable to it, and to no
     other bot). With ``stdio`` the bot's stdin and stdout are pipes to the referee
     (``BotProcess.stdin`` / ``.stdout``, non-blocking); otherwise both go to its log, like stderr.
+    ``writable`` is a folder the process may write (a bot version's build): it is handed to
+    the leased uid, and the caller takes it back afterwards (``registry.content.seal``).
     """
     level = choose(level)
     if level != "rlimits" and argv and argv[0] == sys.executable:
         problem = interpreter_problem(level)
         if problem:
             raise HostError(problem)
-    return _launch(argv, cwd, env, log_path, limits or SandboxLimits(), socket_path, stdio, level)
+    return _launch(
+        argv, cwd, env, log_path, limits or SandboxLimits(), socket_path, stdio, level, writable
+    )
 
 
 def _launch(
@@ -252,6 +265,7 @@ def _launch(
     socket_path: Path | None,
     stdio: bool,
     level: str,
+    writable: Path | None = None,
 ) -> BotProcess:
     socket_path = socket_path or _socket_from(env)
     found = probe()
@@ -267,6 +281,8 @@ def _launch(
         child = _Child(os.getpid(), cgroup, _rlimits(limits, cgroup is not None), limits.cpu_s)
         if lease is not None and socket_path is not None:
             _give_socket(socket_path, lease.uid)
+        if lease is not None and writable is not None:
+            _give_tree(writable, lease.uid)
         command, workdir, pass_fds = list(argv), cwd, ()
         step = "seccomp filter"
         if level == "uid":
@@ -286,6 +302,7 @@ def _launch(
                 uid=lease.uid if lease else bwrap.NOBODY,
                 tmp_mb=limits.tmp_mb,
                 seccomp_fd=pass_fds[0],
+                writable=writable,
             )
             workdir = Path("/")
         step = "start"

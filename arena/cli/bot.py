@@ -1,0 +1,193 @@
+"""``arena bot ...``: submit bot folders to a registry and read what became of them.
+
+A version that is rejected by its gate exits 1 with the reason; a folder or manifest that
+cannot be stored exits 2 naming what and where; a machine that cannot build or check bots
+exits 3 and blames no bot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from tabulate import tabulate
+
+from arena.ladder.config import LadderConfigError, load_ladder
+from arena.ladder.store import Store, StoreError
+from arena.registry.content import MAX_BYTES, MAX_FILES, ContentError
+from arena.registry.gate import CHECK_GAMES, GateHostError, describe, submit
+from arena.registry.manifest import ManifestError
+from arena.registry.store import Registry, RegistryError, Version, parse_ref
+
+bot_app = typer.Typer(
+    help="Submit bots to a registry (versioned, built, validated) and look at them.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+DEFAULT_REGISTRY = "registry"
+RegistryOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--registry",
+        help=f"Registry folder [default: $ARENA_REGISTRY, else ./{DEFAULT_REGISTRY}].",
+    ),
+]
+HOST_EXIT = 3
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"arena: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _open(path: Path | None) -> Registry:
+    root = path or Path(os.environ.get("ARENA_REGISTRY") or DEFAULT_REGISTRY)
+    try:
+        return Registry(root)
+    except RegistryError as exc:
+        _fail(str(exc))
+
+
+def _when(t: float) -> str:
+    return datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M")
+
+
+@bot_app.command("submit")
+def submit_cmd(
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="Bot folder with arena-bot.toml.")],
+    name: Annotated[
+        str | None,
+        typer.Option(help="Registry name [default: the manifest's]; picks one of several bots."),
+    ] = None,
+    registry: RegistryOpt = None,
+    check_games: Annotated[
+        int, typer.Option(min=1, help="check-bot matches per game in the validation gate.")
+    ] = CHECK_GAMES,
+    max_mb: Annotated[int, typer.Option(min=1, help="Size limit of the folder.")] = MAX_BYTES >> 20,
+    max_files: Annotated[int, typer.Option(min=1, help="File-count limit.")] = MAX_FILES,
+) -> None:
+    """Store a bot folder as a new version (when its content changed), build it in the
+    sandbox, validate it with check-bot; print the version and its status."""
+    with _open(registry) as reg:
+        try:
+            done = submit(reg, path, name, check_games, max_mb << 20, max_files)
+        except (ManifestError, ContentError, RegistryError) as exc:
+            _fail(str(exc))
+        except GateHostError as exc:
+            _fail(f"{exc}; no bot was blamed: fix it and submit again", code=HOST_EXIT)
+    v = done.version
+    if not done.new:
+        typer.echo(f"{v.ref}: unchanged (same content as stored, {v.hash[:12]}): {v.status}")
+    else:
+        typer.echo(f"{v.ref}: stored ({v.files} files, {v.hash[:12]}): {v.status}")
+    if v.status == "rejected":
+        _fail(f"{v.ref} rejected: {v.reason} (`arena bot show {v.ref}` has the report)", code=1)
+
+
+@bot_app.command("list")
+def list_cmd(registry: RegistryOpt = None) -> None:
+    """Every bot with its versions: status, hash, when submitted."""
+    with _open(registry) as reg:
+        versions = reg.versions()
+    if not versions:
+        typer.echo("the registry holds no bot yet (`arena bot submit PATH`)")
+        return
+    rows = [
+        [v.ref, v.status, v.hash[:12], _when(v.submitted_at), describe(v.manifest), v.reason[:60]]
+        for v in versions
+    ]
+    headers = ["version", "status", "hash", "submitted", "runs as", "reason"]
+    typer.echo(tabulate(rows, headers=headers, tablefmt="simple"))
+
+
+@bot_app.command("show")
+def show_cmd(
+    ref: Annotated[str, typer.Argument(metavar="NAME[@N]", help="A bot, or one version.")],
+    registry: RegistryOpt = None,
+    ladder: Annotated[
+        Path | None, typer.Option(help="A ladder file: show each version's rating there.")
+    ] = None,
+) -> None:
+    """A bot's versions (or one version): hash, status, build and validation reports."""
+    with _open(registry) as reg:
+        try:
+            name, number = parse_ref(ref)
+            versions = [reg.get(ref)] if number is not None else reg.versions(name)
+            if not versions:
+                raise RegistryError(f"no bot named {name!r} in the registry {reg.root}")
+        except RegistryError as exc:
+            _fail(str(exc))
+    ratings = _ratings(ladder) if ladder is not None else {}
+    for v in versions:
+        typer.echo("\n".join(_describe(v, ratings.get(v.ref))))
+        typer.echo("")
+
+
+def _describe(v: Version, rating: str | None) -> list[str]:
+    lines = [
+        f"{v.ref}: {v.status}" + (f" ({v.reason.splitlines()[0]})" if v.reason else ""),
+        f"  hash       {v.hash}",
+        f"  submitted  {_when(v.submitted_at)} from {v.source} ({v.files} files, {v.bytes} bytes)",
+        f"  runs as    {' '.join(v.manifest.run)} ({describe(v.manifest)})",
+        f"  stored in  {v.folder}",
+    ]
+    if rating is not None:
+        lines.append(f"  rating     {rating}")
+    if v.manifest.build:
+        lines.append(f"  build      {v.manifest.build}")
+        lines += [f"  | {line}" for line in v.build_log.splitlines()[-15:]]
+    if v.status == "rejected" and v.reason and "\n" in v.reason:
+        lines += [f"  ! {line}" for line in v.reason.splitlines()]
+    if v.validation:
+        lines.append("  validation")
+        lines += [f"  | {line}" for line in v.validation.splitlines()]
+    return lines
+
+
+def _ratings(path: Path) -> dict[str, str]:
+    """Each rated bot of the ladder in ``path``, as ``mu 27.1, sigma 1.2 (conservative 23.5)``."""
+    try:
+        cfg = load_ladder(path, check_bots=False)
+    except LadderConfigError as exc:
+        _fail(exc.problems[0])
+    try:
+        store = Store.read(cfg.database, cfg.game.id)
+    except StoreError as exc:
+        _fail(str(exc))
+    with contextlib.closing(store):
+        rows = store.conn.execute("SELECT bot, mu, sigma, conservative FROM ratings").fetchall()
+    return {
+        r["bot"]: f"{r['mu']:.1f} ± {r['sigma']:.1f} (conservative {r['conservative']:.1f}) "
+        f"in {cfg.name}"
+        for r in rows
+    }
+
+
+@bot_app.command("retire")
+def retire_cmd(
+    ref: Annotated[
+        str, typer.Argument(metavar="NAME[@N]", help="One version, or every live one of a bot.")
+    ],
+    registry: RegistryOpt = None,
+) -> None:
+    """Stop a version (or every active and suspended version of a bot) from playing; its files
+    and results are kept."""
+    with _open(registry) as reg:
+        try:
+            name, number = parse_ref(ref)
+            chosen = [reg.get(ref)] if number is not None else reg.versions(name)
+            if not chosen:
+                raise RegistryError(f"no bot named {name!r} in the registry {reg.root}")
+        except RegistryError as exc:
+            _fail(str(exc))
+        live = [v for v in chosen if v.status in ("active", "suspended")]
+        if not live:
+            _fail(f"{ref}: nothing to retire ({', '.join(f'{v.ref} {v.status}' for v in chosen)})")
+        for v in live:
+            reg.set_status(v.ref, "retired", f"retired by its author from {v.status}")
+            typer.echo(f"{v.ref}: retired")

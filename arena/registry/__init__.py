@@ -1,0 +1,1 @@
+"""Bot versions: manifest, content hash, build and validation gate, the registry folder."""

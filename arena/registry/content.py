@@ -1,0 +1,197 @@
+"""A bot's files: which ones belong to it, copied without trusting them, and one content hash.
+
+The hash covers every file's path, executable bit and bytes (and every symlink's target),
+sorted by path, so the same tree hashes the same on any machine and any change of one byte,
+one name or one mode makes another version. When a copy is made, the hash is computed from the
+bytes as they are written into the copy: what is hashed is what is stored, even if the source
+changes meanwhile.
+
+Refused, with the path: symlinks that are absolute or lead out of the folder, devices, fifos
+and sockets, and folders over the size or file-count limit. Skipped: version-control folders
+and Python caches, which change without the bot changing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+MAX_BYTES = 64 << 20
+MAX_FILES = 2000
+SKIPPED_DIRS = (".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".ruff_cache")
+SKIPPED_SUFFIXES = (".pyc",)
+_CHUNK = 1 << 16
+
+
+class ContentError(ValueError):
+    """A bot folder that cannot be stored; the message names the path and what is wrong."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file or symlink of a bot, relative to its folder."""
+
+    path: str  # posix, relative
+    kind: str  # "file" or "link"
+    executable: bool
+    digest: str  # sha256 of the bytes, or of the link's target
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    entries: tuple[Entry, ...]
+    size: int
+
+    def files(self) -> dict[str, str]:
+        """Each path's own digest, to say which files differ between two snapshots."""
+        return {e.path: e.digest for e in self.entries}
+
+    def digest(self, salt: str = "") -> str:
+        """The content hash of the tree (``salt``: what else defines the bot, its manifest)."""
+        h = hashlib.sha256(salt.encode())
+        for e in self.entries:
+            h.update(f"\0{e.path}\0{e.kind}\0{int(e.executable)}\0{e.digest}".encode())
+        return h.hexdigest()
+
+
+def snapshot(
+    folder: Path,
+    patterns: tuple[str, ...] = (),
+    dest: Path | None = None,
+    max_bytes: int = MAX_BYTES,
+    max_files: int = MAX_FILES,
+) -> Snapshot:
+    """Scan ``folder`` (only paths matching ``patterns`` when given), copying into ``dest``."""
+    if not folder.is_dir():
+        raise ContentError(f"{folder}: not a folder")
+    entries: list[Entry] = []
+    size = 0
+    for rel in _walk(folder, patterns):
+        source = folder / rel
+        st = os.lstat(source)
+        if stat.S_ISLNK(st.st_mode):
+            entries.append(_link(folder, rel, dest))
+        elif stat.S_ISREG(st.st_mode):
+            size += st.st_size
+            if size > max_bytes:
+                raise ContentError(
+                    f"{folder}: more than {max_bytes >> 20} MiB of files (at {rel}); a bot "
+                    "folder holds its sources and what it needs to run, not build output "
+                    "or data sets (raise the limit with --max-mb)"
+                )
+            entries.append(_file(source, rel, st, dest, max_bytes))
+        else:
+            raise ContentError(f"{source}: not a regular file, folder or symlink: refused")
+        if len(entries) > max_files:
+            raise ContentError(
+                f"{folder}: more than {max_files} files (raise the limit with --max-files)"
+            )
+    if not entries:
+        raise ContentError(f"{folder}: no files to store")
+    return Snapshot(tuple(entries), size)
+
+
+def _walk(folder: Path, patterns: tuple[str, ...]) -> list[str]:
+    """Relative posix paths of every file and symlink, sorted, folders not followed."""
+    found = []
+    for top, dirs, files in os.walk(folder, followlinks=False):
+        base = PurePosixPath(Path(top).relative_to(folder).as_posix())
+        kept = []
+        for d in sorted(dirs):
+            if (Path(top) / d).is_symlink():
+                files.append(d)  # a symlink to a folder is an entry, never followed
+            elif d not in SKIPPED_DIRS:
+                kept.append(d)
+        dirs[:] = kept
+        for name in files:
+            rel = (base / name).as_posix()
+            if name.endswith(SKIPPED_SUFFIXES) or not _wanted(rel, patterns):
+                continue
+            found.append(rel)
+    return sorted(found)
+
+
+def _wanted(rel: str, patterns: tuple[str, ...]) -> bool:
+    if not patterns:
+        return True
+    parts = PurePosixPath(rel).parts
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    return any(fnmatch.fnmatchcase(p, pattern) for pattern in patterns for p in prefixes)
+
+
+def _link(folder: Path, rel: str, dest: Path | None) -> Entry:
+    target = os.readlink(folder / rel)
+    inside = os.path.normpath(os.path.join(os.path.dirname(rel), target))
+    if os.path.isabs(target) or inside == ".." or inside.startswith("../"):
+        raise ContentError(
+            f"{folder / rel}: symlink to {target} points outside the bot folder: refused "
+            "(copy the file in instead)"
+        )
+    if dest is not None:
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(target, dest / rel)
+    return Entry(rel, "link", False, hashlib.sha256(target.encode()).hexdigest())
+
+
+def _file(source: Path, rel: str, st: os.stat_result, dest: Path | None, limit: int) -> Entry:
+    """Hash (and copy) one regular file, opened without following a symlink swapped in."""
+    h = hashlib.sha256()
+    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as src:
+        if not stat.S_ISREG(os.fstat(src.fileno()).st_mode):
+            raise ContentError(f"{source}: changed into something else while being read")
+        out = None
+        if dest is not None:
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            out = open(dest / rel, "xb")  # noqa: SIM115 (closed below)
+        try:
+            read = 0
+            while chunk := src.read(_CHUNK):
+                read += len(chunk)
+                if read > limit:
+                    raise ContentError(f"{source}: grew over the size limit while being read")
+                h.update(chunk)
+                if out is not None:
+                    out.write(chunk)
+        finally:
+            if out is not None:
+                out.close()
+    executable = bool(st.st_mode & stat.S_IXUSR)
+    return Entry(rel, "file", executable, h.hexdigest())
+
+
+def seal(folder: Path, executables: set[str] | None = None) -> None:
+    """Make a stored tree read-only for everyone, readable by every bot uid: files 0444 (0555
+    when executable), folders 0555, all owned by this process's user again (a build ran as a
+    bot uid). ``executables``: the paths that are, else as they are."""
+    if os.geteuid() == 0:
+        for top, dirs, files in os.walk(folder):
+            for name in [*dirs, *files]:
+                os.lchown(os.path.join(top, name), os.getuid(), os.getgid())
+        os.chown(folder, os.getuid(), os.getgid())
+    for top, dirs, files in os.walk(folder, topdown=False):
+        for name in files:
+            path = Path(top) / name
+            if path.is_symlink():
+                continue
+            rel = path.relative_to(folder).as_posix()
+            run = rel in executables if executables is not None else os.access(path, os.X_OK)
+            os.chmod(path, 0o555 if run else 0o444)
+        for name in dirs:
+            if not (Path(top) / name).is_symlink():
+                os.chmod(Path(top) / name, 0o555)
+    os.chmod(folder, 0o555)
+
+
+def unseal(folder: Path) -> None:
+    """Give the owner write access again (a build, or removing a failed submission)."""
+    for top, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            path = Path(top) / name
+            if not path.is_symlink():
+                os.chmod(path, os.stat(path).st_mode | stat.S_IWUSR)
+    os.chmod(folder, os.stat(folder).st_mode | stat.S_IWUSR)
