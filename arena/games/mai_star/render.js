@@ -4,12 +4,11 @@
   "use strict";
   const COLOURS = { red: "#f6d0cc", blue: "#cfe0f5", green: "#d3efd0", black: "#d5d5d5" };
 
+  const byId = new WeakMap(); // data -> {customer id: customer}, built once
+
   function customers(data) {
-    if (!data._byId) {
-      data._byId = {};
-      for (const c of data.customers) data._byId[c.id] = c;
-    }
-    return data._byId;
+    if (!byId.has(data)) byId.set(data, Object.fromEntries(data.customers.map((c) => [c.id, c])));
+    return byId.get(data);
   }
 
   function card(data) {

@@ -13,12 +13,11 @@
     });
   }
 
+  const byId = new WeakMap(); // data -> {tile id: tile}, built once
+
   function tileNames(data) {
-    if (!data._tiles) {
-      data._tiles = {};
-      for (const t of data.tiles) data._tiles[t.id] = t;
-    }
-    return data._tiles;
+    if (!byId.has(data)) byId.set(data, Object.fromEntries(data.tiles.map((t) => [t.id, t])));
+    return byId.get(data);
   }
 
   function board(K, view, data, members, idols) {
