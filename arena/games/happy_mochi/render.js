@@ -68,6 +68,8 @@
         return "round " + e.round + " ends (" + e.reason + "), winner " + (e.winner === null ? "none" : "seat " + e.winner) + "; scores " + e.scores.join(" · ");
       case "game_end":
         return "game over (" + e.reason + "): totals " + e.totals.join(" · ");
+      case "refill":
+        return "pile " + e.pile + " refilled with " + name(e.card, data) + " from the draw pile";
       case "pass":
         return "seat " + e.seat + " passes";
       default:
