@@ -16,7 +16,7 @@ from typing import Any
 
 from .data import CARD_IDS, CARD_INDEX, FULL_DECK, GEISHAS
 
-# Cards that leave a hand face up, by event type (and discard reason).
+# Discard reasons whose cards come from the discarding seat's hand.
 FROM_HAND_DISCARDS = ("introduce", "sumo", "harukaze", "monk", "kanryou")
 
 

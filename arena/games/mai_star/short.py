@@ -110,6 +110,9 @@ def expand(game_id: str, version: str, short: Mapping[str, Any]) -> dict[str, An
     if not isinstance(round_, int) or not 1 <= round_ <= len(HAND_SIZES):
         raise PositionError("round", f"must be 1 to {len(HAND_SIZES)}, got {round_!r}")
     scores = _per_seat(short, "scores", players, lambda: [0] * (round_ - 1))
+    for s, vps in enumerate(scores):
+        if not isinstance(vps, list) or not all(isinstance(v, int) for v in vps):
+            raise PositionError(f"scores.{s}", "must list the VP of each earlier round")
     extra = _per_seat(short, "extra_turns", players, int)
     active = short.get("active", 0)
     if not isinstance(active, int) or isinstance(active, bool) or not 0 <= active < players:
@@ -121,9 +124,9 @@ def expand(game_id: str, version: str, short: Mapping[str, Any]) -> dict[str, An
             "guests": zones["guests"][s],
             "advertisers": zones["advertisers"][s],
             "extra_turns": extra[s],
-            "total": sum(scores[s]) if isinstance(scores[s], list) else scores[s],
+            "total": sum(scores[s]),
             "round_vp": scores[s],
-            "round_hand": [0] * len(scores[s]) if isinstance(scores[s], list) else [],
+            "round_hand": [0] * len(scores[s]),
         }
         for s in range(players)
     ]

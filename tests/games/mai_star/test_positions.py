@@ -195,6 +195,7 @@ def test_short_form_defaults_and_rest_in_the_deck() -> None:
         ({"geishas": ["Oboro", "Oboro", "Natsumi"]}, "seats"),
         ({"geishas": ["Oboro", "Momiji", "Natsumi"], "round": 4}, "round"),
         ({"geishas": ["Oboro", "Momiji", "Natsumi"], "active": 3}, "active"),
+        ({"geishas": ["Oboro", "Momiji", "Natsumi"], "round": 2, "scores": [4]}, "scores.0"),
     ],
 )
 def test_bad_short_forms_are_refused(short: dict, where: str) -> None:
