@@ -12,44 +12,76 @@
 ``run`` reads ``ARENA_ENDPOINT`` and ``ARENA_TOKEN`` from the environment (the referee sets them),
 connects a ZeroMQ DEALER (or, with ``ARENA_TRANSPORT=stdio``, uses JSON lines on stdin and
 stdout), says hello, answers every ``turn`` with ``choose`` and returns after ``game_over``.
-Nothing here imports the referee: bots depend on ``protocol`` only.
+A bot whose class sets ``reusable = True`` offers to play several matches in one process
+(``hello.reuse``, PROTOCOL.md section 10.1): when the referee accepts, ``run`` waits after each
+``game_over`` for the next ``welcome``, and ``on_welcome`` must reset everything per match.
+
+Speed matters here: a bot's start-up is paid once per match and its decoding once per decision.
+So the SDK imports only what it needs (no dataclasses; ZeroMQ only when it connects) and
+trusts what the referee sends: it unpacks with plain msgpack, without the depth and key walk
+that the referee applies to everything a bot sends. Nothing here imports the referee: bots
+depend on ``protocol`` only.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgpack
 
 from . import codec, messages
 
 MAX_INBOUND = 64 << 20  # what the SDK accepts from the referee (views can be large)
 
 
-@dataclass(frozen=True)
 class Welcome:
-    """What the referee tells a bot once it has said hello."""
+    """What the referee tells a bot at the start of each match (once it has said hello)."""
 
-    match: str
-    seat: int
-    players: int
-    game: dict[str, Any]
-    limits: dict[str, int]
+    __slots__ = ("game", "limits", "match", "players", "reuse", "seat")
+
+    def __init__(
+        self,
+        match: str,
+        seat: int,
+        players: int,
+        game: dict[str, Any],
+        limits: dict[str, int],
+        reuse: bool = False,
+    ) -> None:
+        self.match = match
+        self.seat = seat
+        self.players = players
+        self.game = game
+        self.limits = limits
+        self.reuse = reuse  # the process is kept for another match after game_over
 
 
-@dataclass(frozen=True)
 class Turn:
     """One decision to make: answer with the index of one of ``options``."""
 
-    seq: int
-    kind: str
-    prompt: str
-    options: list[dict[str, Any]]
-    view: dict[str, Any]
-    events: list[dict[str, Any]] = field(default_factory=list)
-    clock: dict[str, int] = field(default_factory=dict)
+    __slots__ = ("clock", "events", "kind", "options", "prompt", "seq", "view")
+
+    def __init__(
+        self,
+        seq: int,
+        kind: str,
+        prompt: str,
+        options: list[dict[str, Any]],
+        view: dict[str, Any],
+        events: list[dict[str, Any]] | None = None,
+        clock: dict[str, int] | None = None,
+    ) -> None:
+        self.seq = seq
+        self.kind = kind
+        self.prompt = prompt
+        self.options = options
+        self.view = view
+        self.events = [] if events is None else events
+        self.clock = {} if clock is None else clock
 
 
 class Bot(ABC):
@@ -58,9 +90,10 @@ class Bot(ABC):
     name: str = ""
     seat: int = -1
     welcome: Welcome | None = None
+    reusable: bool = False  # True: on_welcome resets all per-match state (see run)
 
     def on_welcome(self, welcome: Welcome) -> None:
-        """Called once before the first turn; the default remembers it."""
+        """Called before the first turn of each match; the default remembers it."""
         self.welcome = welcome
         self.seat = welcome.seat
 
@@ -74,32 +107,44 @@ class Bot(ABC):
 
 def turn_from_message(msg: dict[str, Any]) -> Turn:
     return Turn(
-        seq=msg["seq"],
-        kind=msg["kind"],
-        prompt=msg.get("prompt", ""),
-        options=msg["options"],
-        view=msg["view"],
-        events=msg.get("events", []),
-        clock=msg.get("clock", {}),
+        msg["seq"],
+        msg["kind"],
+        msg.get("prompt", ""),
+        msg["options"],
+        msg["view"],
+        msg.get("events"),
+        msg.get("clock"),
+    )
+
+
+def welcome_from_message(msg: dict[str, Any]) -> Welcome:
+    return Welcome(
+        msg["match"],
+        msg["seat"],
+        msg["players"],
+        msg["game"],
+        msg["limits"],
+        msg.get("reuse") is True,
     )
 
 
 class _ZmqLink:
-    """A DEALER connected to the referee; one message per frame."""
+    """A DEALER connected to the referee; one message per frame, unpacked as trusted."""
 
     def __init__(self, endpoint: str) -> None:
-        import zmq  # imported here so that offline users of Turn/Bot need no pyzmq
+        import zmq  # here, so that stdio bots and offline users of Turn/Bot need no pyzmq
 
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 1000)
+        self.sock.setsockopt(zmq.MAXMSGSIZE, MAX_INBOUND)
         self.sock.connect(endpoint)
 
     def send(self, msg: dict[str, Any]) -> None:
         self.sock.send(codec.encode(msg))
 
     def recv(self) -> dict[str, Any] | None:
-        return codec.decode(self.sock.recv(), max_bytes=MAX_INBOUND)
+        return msgpack.unpackb(self.sock.recv())
 
     def close(self) -> None:
         self.sock.close()
@@ -119,18 +164,22 @@ class _StdioLink:
         self.out.flush()
 
     def recv(self) -> dict[str, Any] | None:
-        line = self.inp.readline()
-        return codec.decode_line(line, max_bytes=MAX_INBOUND) if line else None
+        line = self.inp.readline(MAX_INBOUND)
+        return json.loads(line) if line else None
 
     def close(self) -> None:
         self.out.close()
 
 
 def run(bot: Bot, endpoint: str | None = None, token: str | None = None) -> None:
-    """Play one match as ``bot``; the transport, endpoint and token come from the environment.
+    """Play as ``bot`` until the last ``game_over``; transport, endpoint and token come from the
+    environment.
 
     ``ARENA_TRANSPORT=stdio`` selects JSON lines on stdin/stdout; otherwise the bot connects to
-    ``ARENA_ENDPOINT`` over ZeroMQ.
+    ``ARENA_ENDPOINT`` over ZeroMQ. One match, unless ``bot.reusable`` and the referee's
+    ``welcome`` says the process is kept (``reuse``): then the next match starts with a new
+    ``welcome`` on the same connection, and the process ends when the referee stops it (or,
+    over stdio, closes its stdin).
     """
     token = token if token is not None else os.environ["ARENA_TOKEN"]
     name = bot.name or os.environ.get("ARENA_BOT_NAME", "") or type(bot).__name__
@@ -138,20 +187,22 @@ def run(bot: Bot, endpoint: str | None = None, token: str | None = None) -> None
         link: _ZmqLink | _StdioLink = _StdioLink()
     else:
         link = _ZmqLink(endpoint or os.environ["ARENA_ENDPOINT"])
+    reuse = False
     try:
-        link.send(messages.hello(token, name))
+        link.send(messages.hello(token, name, reuse=bot.reusable))
         while (msg := link.recv()) is not None:
             kind = msg.get("type")
-            if kind == "welcome":
-                bot.on_welcome(
-                    Welcome(msg["match"], msg["seat"], msg["players"], msg["game"], msg["limits"])
-                )
-            elif kind == "turn":
+            if kind == "turn":
                 choice = bot.choose(turn_from_message(msg))
                 link.send(messages.action(msg["seq"], int(choice)))
+            elif kind == "welcome":
+                welcome = welcome_from_message(msg)
+                reuse = bot.reusable and welcome.reuse
+                bot.on_welcome(welcome)
             elif kind == "game_over":
                 bot.on_game_over(msg["outcome"], msg["you"]["status"])
-                return
+                if not reuse:
+                    return
             elif kind == "error":
                 print(f"referee error {msg.get('code')}: {msg.get('message')}", file=sys.stderr)
                 if msg.get("fatal"):

@@ -45,6 +45,7 @@ _BOT_FIELDS: dict[str, dict[str, tuple[type, bool]]] = {
         "name": (str, True),
         "bot_version": (str, False),
         "lang": (str, False),
+        "reuse": (bool, False),
     },
     "action": {"seq": (int, True), "choice": (int, True), "info": (str, False)},
     "error": {"code": (str, True), "message": (str, False)},
@@ -56,7 +57,13 @@ def _fail(message: str) -> ProtocolError:
 
 
 # What a field must be, in the protocol's words (PROTOCOL.md section 5).
-_EXPECTED = {int: "an integer", str: "a string (msgpack str)", list: "an array", dict: "a map"}
+_EXPECTED = {
+    int: "an integer",
+    str: "a string (msgpack str)",
+    list: "an array",
+    dict: "a map",
+    bool: "a boolean",
+}
 _SHOWN_BYTES = 40
 
 
@@ -131,11 +138,15 @@ def check_bot_message(msg: dict[str, Any]) -> dict[str, Any]:
     return msg
 
 
-def hello(token: str, name: str, lang: str = "python", bot_version: str = "") -> dict[str, Any]:
+def hello(
+    token: str, name: str, lang: str = "python", bot_version: str = "", reuse: bool = False
+) -> dict[str, Any]:
     msg = {"v": PROTOCOL_VERSION, "type": "hello", "versions": [PROTOCOL_VERSION]}
     msg.update(token=token, name=name[:MAX_NAME_LEN], lang=lang)
     if bot_version:
         msg["bot_version"] = bot_version
+    if reuse:
+        msg["reuse"] = True
     return msg
 
 
@@ -147,9 +158,14 @@ def action(seq: int, choice: int, info: str = "") -> dict[str, Any]:
 
 
 def welcome(
-    match: str, seat: int, players: int, game: dict[str, Any], limits: dict[str, int]
+    match: str,
+    seat: int,
+    players: int,
+    game: dict[str, Any],
+    limits: dict[str, int],
+    reuse: bool = False,
 ) -> dict[str, Any]:
-    return {
+    msg = {
         "v": PROTOCOL_VERSION,
         "type": "welcome",
         "match": match,
@@ -158,6 +174,9 @@ def welcome(
         "game": game,
         "limits": limits,
     }
+    if reuse:
+        msg["reuse"] = True  # the process is kept for another match (PROTOCOL.md 10.1)
+    return msg
 
 
 def turn(
