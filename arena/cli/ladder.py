@@ -38,7 +38,14 @@ from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
 from arena.ladder.executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
 from arena.ladder.ratings import compare, head_to_head, ladder_stats, seat_effects
-from arena.ladder.store import CommandChanged, StorageError, Store, StoreError, storage_error
+from arena.ladder.store import (
+    CommandChanged,
+    ProgramChanged,
+    StorageError,
+    Store,
+    StoreError,
+    storage_error,
+)
 from arena.report import tables as report
 from arena.report.html import write_report
 
@@ -249,7 +256,7 @@ def run(
             _progress(cfg.name, quiet) as progress,
         ):
             summary = ladder.run_ladder(cfg, executor, progress)
-    except CommandChanged as exc:
+    except (CommandChanged, ProgramChanged) as exc:
         _fail(
             f"{path}: {exc}; give the bot a new name, or drop its stored matches: "
             f"arena ladder forget {path} --bot {exc.bot}"

@@ -19,7 +19,7 @@ import math
 import shlex
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,6 +29,8 @@ from arena.ladder.ratings import RatingSettings
 from arena.match.bots import BOT_NAME, TRANSPORTS, BotCommandError, BotSpec, default_name
 from arena.match.faults import FaultPolicy
 from arena.match.referee import Limits
+from arena.registry.gate import spec_of
+from arena.registry.store import Registry, RegistryError
 from arena.sandbox import LEVELS, SandboxError, SandboxLimits
 from arena.sandbox import choose as choose_level
 
@@ -68,6 +70,8 @@ class LadderConfig:
     rating: RatingSettings
     database: Path
     replays: Path | None
+    registry: Path | None = None  # where ``bot = "alice"`` entries are found
+    refs: tuple[tuple[str, str], ...] = ()  # (bot name, registry reference given) per such bot
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -184,17 +188,23 @@ TOP_KEYS = (
     "sandbox",
     "faults",
     "rating",
+    "registry",
     "bots",
 )
 CLOCK_KEYS = ("init_ms", "move_ms", "bank_ms", "grace_ms", "match_ms")
 SANDBOX_KEYS = tuple(SandboxLimits().as_dict())
 
 
-def load_ladder(path: Path, check_bots: bool = True) -> LadderConfig:
-    """Read and check a ladder file; ``check_bots`` also checks every bot command can run."""
+def load_ladder(
+    path: Path, check_bots: bool = True, data: Mapping[str, Any] | None = None
+) -> LadderConfig:
+    """Read and check a ladder file; ``check_bots`` also checks every bot command can run.
+    ``data``: the file's tables already read (a competition file builds them), checked as if
+    they were ``path``'s."""
     label = str(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        if data is None:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise LadderConfigError(f"{label}: cannot read: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -213,8 +223,9 @@ def load_ladder(path: Path, check_bots: bool = True) -> LadderConfig:
         lambda: _sandbox_limits(limits_table, SandboxLimits()), SandboxLimits()
     )
     level = top.attempt(lambda: _sandbox_level(top, check_bots), None)
+    registry = top.attempt(lambda: base / top.get("registry", "a string", "registry"), base)
     before = len(problems)
-    bots = _bots(top, root, check_bots, sandbox_limits, level)
+    bots, refs = _bots(top, root, check_bots, sandbox_limits, level, registry, game)
     if seats and len(problems) == before and len(bots) < seats:
         problems.append(str(top.error("bots", f"{len(bots)} bots cannot fill {seats} seats")))
     fmt, candidate = top.attempt(lambda: _format(top, bots, seats), ("round-robin", None))
@@ -246,6 +257,8 @@ def load_ladder(path: Path, check_bots: bool = True) -> LadderConfig:
         sandbox=level,
         format=fmt,
         candidate=candidate,
+        registry=registry,
+        refs=refs,
         **cfg,
     )
 
@@ -282,16 +295,29 @@ def _options(top: _Reader, game: Game, seats: int) -> dict[str, Any]:
 
 
 def _bots(
-    top: _Reader, root: Path, check: bool, limits: SandboxLimits, level: str | None
-) -> tuple[BotSpec, ...]:
-    """Every bot entry checked on its own, each entry's mistakes recorded; the good ones."""
+    top: _Reader,
+    root: Path,
+    check: bool,
+    limits: SandboxLimits,
+    level: str | None,
+    registry: Path,
+    game: Game | None,
+) -> tuple[tuple[BotSpec, ...], tuple[tuple[str, str], ...]]:
+    """Every bot entry checked on its own, each entry's mistakes recorded; the good ones, and
+    the registry reference of each one named from the registry."""
     entries = top.attempt(lambda: top.get("bots", "an array of tables", required=True), [])
     seen: dict[str, int] = {}
     bots = []
+    refs = []
     running = top.attempt(lambda: _running_level(top, level), None) if check and entries else None
     for i, entry in enumerate(entries):
         item = _Reader(top.label, entry, f"bots[{i}].", top.problems)
-        spec = item.attempt(lambda item=item: _bot(item, root, limits), None)
+        if "bot" in entry:
+            spec = item.attempt(lambda item=item: _registry_bot(item, registry, limits, game), None)
+            if spec is not None:
+                refs.append((spec.name, entry["bot"]))
+        else:
+            spec = item.attempt(lambda item=item: _bot(item, root, limits), None)
         if spec is None:
             continue
         if spec.name in seen:
@@ -307,7 +333,31 @@ def _bots(
                 top.problems.append(str(item.error("command", str(exc))))
                 continue
         bots.append(spec)
-    return tuple(bots)
+    return tuple(bots), tuple(refs)
+
+
+def _registry_bot(
+    item: _Reader, registry: Path, limits: SandboxLimits, game: Game | None
+) -> BotSpec:
+    """A ``bot = "alice"`` (latest active version) or ``"alice@2"`` entry: the version's own
+    command and folder, stored under its versioned name."""
+    item.only(("bot", "limits"))
+    ref = item.get("bot", "a string")
+    if not (registry / "registry.db").is_file():
+        message = f"no registry at {registry} (`arena bot submit PATH --registry {registry}`)"
+        raise item.error("bot", message)
+    try:
+        with Registry(registry) as reg:
+            version = reg.active(ref)
+    except RegistryError as exc:
+        raise item.error("bot", str(exc)) from None
+    games = version.manifest.games
+    if game is not None and games and game.id not in games:
+        message = f"{version.ref} plays {', '.join(games)}, not {game.id} (its manifest's games)"
+        raise item.error("bot", message)
+    own = item.table("limits")
+    own.only(SANDBOX_KEYS)
+    return replace(spec_of(version), limits=_sandbox_limits(own, limits) if own.data else None)
 
 
 def _running_level(top: _Reader, level: str | None) -> str:

@@ -35,6 +35,7 @@ from arena.ladder.schedule import MatchSpec, build_schedule
 from arena.ladder.store import StorageError, Store, storage_error
 from arena.match.bots import BotSpec
 from arena.match.referee import HOST_VOID
+from arena.registry.content import program_files
 
 MAX_ATTEMPTS = 3
 MAX_VOIDS = 5  # a match's own voids over all runs (a full run of tries and 2 more), then no more
@@ -186,7 +187,9 @@ def _run(
 ) -> RunSummary:
     started = time.monotonic()
     schedule = schedule_of(cfg)
-    store.register_bots(cfg.bots)
+    store.register_bots(
+        cfg.bots, {b.name: program_files(b.argv(), b.cwd or Path.cwd()) for b in cfg.bots}
+    )
     done = store.done_ids()
     specs = {s.match_id: s for s in schedule if s.match_id not in done}
     own_voids = store.match_voids()

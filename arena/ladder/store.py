@@ -28,6 +28,7 @@ from typing import Any
 from arena.ladder.ratings import HistoryRow, MatchRecord, Rating, SeatRecord
 from arena.ladder.schedule import MatchSpec
 from arena.match.bots import BotSpec
+from arena.registry.content import changes
 
 SCHEMA_VERSION = "2"
 
@@ -55,12 +56,17 @@ VOID_COLUMNS = (
 )
 BLAMES = ("host", "shared", "match")
 
+# Bot columns added later (in place): what its command runs, file by file (path -> digest,
+# JSON), so a program edited in place is not pooled with its stored results; '' = not known.
+BOT_COLUMNS = (("files", "TEXT NOT NULL DEFAULT ''"),)
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS bots (
     name TEXT PRIMARY KEY,
     command TEXT NOT NULL,
-    added_at REAL NOT NULL
+    added_at REAL NOT NULL,
+    {bot_columns}
 );
 CREATE TABLE IF NOT EXISTS matches (
     id TEXT PRIMARY KEY,
@@ -125,6 +131,7 @@ CREATE TABLE IF NOT EXISTS rating_history (
 """.replace(
     "{seat_columns}", "".join(f"{name} {decl},\n    " for name, decl in SEAT_COLUMNS_V2).rstrip()
 ).replace("{void_columns}", ",\n    ".join(f"{name} {decl}" for name, decl in VOID_COLUMNS))
+SCHEMA = SCHEMA.replace("{bot_columns}", ",\n    ".join(f"{n} {d}" for n, d in BOT_COLUMNS))
 
 
 class StoreError(RuntimeError):
@@ -140,6 +147,17 @@ class CommandChanged(StoreError):
         super().__init__(
             f"bot {bot!r}: command {shlex.join(command)!r} differs from the one its stored "
             f"results were played with ({shlex.join(before)!r})"
+        )
+
+
+class ProgramChanged(StoreError):
+    """A bot of the file whose command is the same but whose files changed since its stored
+    results were played (a script edited in place): it is another program."""
+
+    def __init__(self, bot: str, what: str) -> None:
+        self.bot = bot
+        super().__init__(
+            f"bot {bot!r}: its program changed since its stored results were played ({what})"
         )
 
 
@@ -219,12 +237,13 @@ class Store:
     def _upgrade(self) -> None:
         """Bring an older database to the current schema, nothing lost: void columns added
         in place; a schema-1 database gets the schema-2 seat columns."""
-        voids = {r[1] for r in self.conn.execute("PRAGMA table_info(voids)")}
-        if voids and not voids.issuperset(n for n, _ in VOID_COLUMNS):
-            with self.transaction():
-                for name, decl in VOID_COLUMNS:
-                    if name not in voids:
-                        self.conn.execute(f"ALTER TABLE voids ADD COLUMN {name} {decl}")
+        for table, columns in (("voids", VOID_COLUMNS), ("bots", BOT_COLUMNS)):
+            have = {r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")}
+            if have and not have.issuperset(n for n, _ in columns):
+                with self.transaction():
+                    for name, decl in columns:
+                        if name not in have:
+                            self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         if row is None or row[0] != "1":
             return
@@ -269,17 +288,32 @@ class Store:
 
     # -- bots and matches ----------------------------------------------------------------------
 
-    def register_bots(self, bots: Sequence[BotSpec]) -> None:
-        """Add new bots; refuse a known name whose command changed (its results would mix)."""
+    def register_bots(
+        self, bots: Sequence[BotSpec], files: Mapping[str, Mapping[str, str]] | None = None
+    ) -> None:
+        """Add new bots; refuse a known name whose command changed, or whose ``files`` (what
+        its command runs, path -> digest) differ from those recorded: its results would mix.
+        A known bot with no files recorded (stored before they were) gets them now."""
         known = self.commands()
+        files = files or {}
+        recorded = {r[0]: r[1] for r in self.conn.execute("SELECT name, files FROM bots")}
         for bot in bots:
             if bot.name in known and known[bot.name] != bot.command:
                 raise CommandChanged(bot.name, bot.command, known[bot.name])
+            before = json.loads(recorded.get(bot.name) or "{}")
+            now = dict(files.get(bot.name, {}))
+            if before and now != before:
+                raise ProgramChanged(bot.name, changes(before, now))
         with self.transaction():
             self.conn.executemany(
-                "INSERT OR IGNORE INTO bots VALUES (?, ?, ?)",
-                [(b.name, json.dumps(list(b.command)), time.time()) for b in bots],
+                "INSERT OR IGNORE INTO bots VALUES (?, ?, ?, ?)",
+                [(b.name, json.dumps(list(b.command)), time.time(), "") for b in bots],
             )
+            self.conn.executemany(
+                "UPDATE bots SET files = ? WHERE name = ? AND files = ''",
+                [(json.dumps(files[n], sort_keys=True), n) for n in (b.name for b in bots)
+                 if n in files],
+            )  # fmt: skip
 
     def commands(self) -> dict[str, tuple[str, ...]]:
         """Each known bot's command, as its stored results were played with."""

@@ -17,8 +17,11 @@ import fnmatch
 import hashlib
 import os
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from arena.registry.manifest import MANIFEST, ManifestError, read_manifests
 
 MAX_BYTES = 64 << 20
 MAX_FILES = 2000
@@ -195,3 +198,64 @@ def unseal(folder: Path) -> None:
             if not path.is_symlink():
                 os.chmod(path, os.stat(path).st_mode | stat.S_IWUSR)
     os.chmod(folder, os.stat(folder).st_mode | stat.S_IWUSR)
+
+
+def program_files(argv: list[str], cwd: Path) -> dict[str, str]:
+    """What a bot command runs, file by file (path -> digest), to tell whether the program
+    behind a name changed: the program when it is the author's file (not a system program or
+    Arena's own Python), and the script it is given. A file whose folder has a manifest brings
+    the files of the manifest's bot that runs it (all of them when it names none)."""
+    found: dict[str, str] = {}
+    candidates = [argv[0]] if "/" in argv[0] and argv[0] != sys.executable else []
+    candidates += [a for a in argv[1:] if not a.startswith("-")][:1]
+    for arg in candidates:
+        path = Path(arg) if os.path.isabs(arg) else cwd / arg
+        if not path.is_file():
+            continue
+        folder = path.parent
+        patterns = _manifest_files(folder, path.name)
+        if patterns is not None:
+            try:
+                shot = snapshot(folder, patterns)
+            except ContentError:  # a manifest folder not storable: the file alone, then
+                patterns = None
+            else:
+                found.update({_shown(folder / p, cwd): d for p, d in shot.files().items()})
+        if patterns is None:
+            found[_shown(path, cwd)] = _file(path, path.name, path.stat(), None, 1 << 62).digest
+    return found
+
+
+def _manifest_files(folder: Path, script: str) -> tuple[str, ...] | None:
+    """The file patterns of the bot of ``folder``'s manifest that runs ``script`` (``()``:
+    the whole folder), or None when there is no such manifest or bot."""
+    if not (folder / MANIFEST).is_file():
+        return None
+    try:
+        bots = read_manifests(folder)
+    except ManifestError:
+        return None
+    runs = [b for b in bots if any(Path(a).name == script for a in b.run)]
+    return runs[0].files if runs else None
+
+
+def _shown(path: Path, cwd: Path) -> str:
+    """``path`` relative to ``cwd`` when it is below it (as a ladder file names it)."""
+    try:
+        return path.relative_to(cwd).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def changes(before: dict[str, str], after: dict[str, str]) -> str:
+    """``changed: a.py; added: b.py; removed: c.py`` between two ``program_files``."""
+    parts = []
+    for word, paths in (
+        ("changed", [p for p in after if p in before and before[p] != after[p]]),
+        ("added", [p for p in after if p not in before]),
+        ("removed", [p for p in before if p not in after]),
+    ):
+        if paths:
+            shown = ", ".join(sorted(paths)[:5]) + (" ..." if len(paths) > 5 else "")
+            parts.append(f"{word}: {shown}")
+    return "; ".join(parts)

@@ -103,7 +103,7 @@ class Registry:
     """An open registry folder (made when missing)."""
 
     def __init__(self, root: Path) -> None:
-        self.root = root
+        self.root = root.resolve()
         try:
             (root / "bots").mkdir(parents=True, exist_ok=True)
             self.conn = sqlite3.connect(root / "registry.db", isolation_level=None, timeout=60)
