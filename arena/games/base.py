@@ -310,7 +310,7 @@ class State(ABC):
         """An independent copy (search bots and tests explore from it)."""
         return copy.deepcopy(self)
 
-    # ABSTRACT-LATER
+    @abstractmethod
     def position(self) -> dict[str, Any]:
         """This state as a position: JSON-able data that :meth:`Game.load` continues exactly.
 
@@ -419,15 +419,15 @@ class Game(ABC):
             raise PositionError("options", str(exc)) from None
         return self._load(players, options, data)
 
-    # ABSTRACT-LATER
+    @abstractmethod
     def _load(self, players: int, options: dict[str, Any], position: dict[str, Any]) -> State:
         """Build and validate the state; the envelope is checked, ``options`` resolved."""
 
-    # ABSTRACT-LATER
+    @abstractmethod
     def expand(self, short: Mapping[str, Any]) -> dict[str, Any]:
         """A full position from the game's hand-written short form (documented in its README)."""
 
-    # ABSTRACT-LATER
+    @abstractmethod
     def determinize(
         self,
         players: int,
