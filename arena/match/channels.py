@@ -32,6 +32,7 @@ import json
 import os
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import zmq
@@ -62,11 +63,19 @@ class Frame:
 
 @dataclass
 class Inbound:
-    """One message from a bot: ``msg`` when it is valid, else ``error``; ``excerpt`` for reports."""
+    """One message from a bot: ``msg`` when it is valid, else ``error``; ``excerpt`` for reports.
+
+    The excerpt is rendered only when an incident quotes it: an honest answer never is, and
+    rendering it would cost more than decoding it.
+    """
 
     msg: dict[str, Any] | None
     error: ProtocolError | None
-    excerpt: str
+    shown: object  # what the excerpt renders: the message as decoded, else its first bytes
+
+    @cached_property
+    def excerpt(self) -> str:
+        return excerpt(self.shown)
 
 
 def excerpt(data: object) -> str:
@@ -134,16 +143,16 @@ def _check(frame: Frame, decode: Any, max_bytes: int) -> Inbound:
     """Decode and validate; the excerpt shows the message as decoded when it could be."""
     payload = frame.data
     if frame.error is not None:
-        return Inbound(None, frame.error, excerpt(payload[:EXCERPT_CHARS]))
+        return Inbound(None, frame.error, payload[:EXCERPT_CHARS])
     try:
         decoded = decode(payload, max_bytes)
     except ProtocolError as exc:
-        return Inbound(None, exc, excerpt(payload[:EXCERPT_CHARS]))
+        return Inbound(None, exc, payload[:EXCERPT_CHARS])
     try:
         msg = messages.check_bot_message(decoded)
     except ProtocolError as exc:
-        return Inbound(None, exc, excerpt(decoded))
-    return Inbound(msg, None, excerpt(msg))
+        return Inbound(None, exc, decoded)
+    return Inbound(msg, None, msg)
 
 
 class ZmqChannel:
@@ -200,6 +209,8 @@ class ZmqChannel:
         frames: list[Frame] = []
         size = 0
         while self.socket in ready and len(frames) < WAKE_MESSAGES and size < self.max_bytes:
+            if not self.socket.get(zmq.EVENTS) & zmq.POLLIN:  # cheaper than raising zmq.Again
+                break
             try:
                 parts = self.socket.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:

@@ -77,6 +77,7 @@ from arena.match.channels import (
     MAX_CONNECTIONS,
     OUTBOX_BYTES,
     Frame,
+    Inbound,
     StdioChannel,
     ZmqChannel,
     excerpt,
@@ -530,7 +531,7 @@ class Referee:
             why = f"bot gave up: {printable(msg['code'], 80)}"
             self._fault(seat, RESIGNED, why, item.excerpt, notify=False)
         else:
-            self._on_action(seat, msg, frame.received, item.excerpt)
+            self._on_action(seat, msg, frame.received, item)
 
     def _charge(self, seat: _Seat, frame: Frame) -> bool:
         """Count what the seat sent since its last turn; past the allowance it is a flood."""
@@ -565,13 +566,13 @@ class Referee:
             welcome = messages.welcome(self.match_id, seat.index, len(self.seats), game, limits)
             self._send(seat, welcome)
 
-    def _on_action(self, seat: _Seat, msg: dict[str, Any], received: float, excerpt: str) -> None:
+    def _on_action(self, seat: _Seat, msg: dict[str, Any], received: float, item: Inbound) -> None:
         ask = seat.ask
         if ask is None or msg["seq"] != ask.seq:
             stale = msg["seq"] <= seat.last_seq
             code = "stale_seq" if stale else "unexpected"
             why = f"action for seq {msg['seq']} is not awaited"
-            self._warn(seat, code, why, excerpt, seq=msg["seq"])
+            self._warn(seat, code, why, item.excerpt, seq=msg["seq"])
             return
         if received >= ask.deadline:  # read after the deadline: never accepted
             self._late(seat, ask)
@@ -587,14 +588,15 @@ class Referee:
                 f"answered in {elapsed:.0f} ms, over move_ms {self.limits.move_ms}; "
                 f"{seat.bank_ms:.0f} ms of bank left"
             )
-            self._note(seat, "slow", why, excerpt, fatal=False, seq=ask.seq, kind=ask.decision.kind)
+            kind = ask.decision.kind
+            self._note(seat, "slow", why, item.excerpt, fatal=False, seq=ask.seq, kind=kind)
         choice = msg["choice"]
         options = ask.decision.options
         if not 0 <= choice < len(options):
             shown = excerpt_options(options)
             n = len(options)
             why = f"choice {choice} for kind {ask.decision.kind!r}: options 0..{n - 1} were {shown}"
-            self._fault(seat, "illegal_action", why, excerpt, ask=ask)
+            self._fault(seat, "illegal_action", why, item.excerpt, ask=ask)
             return
         seat.decisions += 1
         seat.answer = (choice, "bot", elapsed)
