@@ -16,6 +16,7 @@ from typing import Annotated, NoReturn
 import typer
 from tabulate import tabulate
 
+from arena.cli.serve import submit_remote
 from arena.ladder.config import LadderConfigError, load_ladder
 from arena.ladder.store import Store, StoreError
 from arena.registry.content import MAX_BYTES, MAX_FILES, ContentError
@@ -70,9 +71,20 @@ def submit_cmd(
     ] = CHECK_GAMES,
     max_mb: Annotated[int, typer.Option(min=1, help="Size limit of the folder.")] = MAX_BYTES >> 20,
     max_files: Annotated[int, typer.Option(min=1, help="File-count limit.")] = MAX_FILES,
+    server: Annotated[
+        str | None,
+        typer.Option(metavar="URL", help="Submit to a competition server instead (arena serve)."),
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(help="Your author token for --server [default: $ARENA_AUTHOR_TOKEN]."),
+    ] = None,
 ) -> None:
     """Store a bot folder as a new version (when its content changed), build it in the
     sandbox, validate it with check-bot; print the version and its status."""
+    if server is not None:
+        submit_remote(path, server, token or os.environ.get("ARENA_AUTHOR_TOKEN", ""), name)
+        return
     with _open(registry) as reg:
         try:
             done = submit(reg, path, name, check_games, max_mb << 20, max_files)

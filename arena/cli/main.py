@@ -18,6 +18,7 @@ from arena.cli.bot import bot_app
 from arena.cli.ladder import ladder_app
 from arena.cli.positions import read_position, replay_position, rules
 from arena.cli.sandbox import sandbox_app
+from arena.cli.serve import serve
 from arena.cli.sprt import test_command
 from arena.cli.view import replay_view
 from arena.games import UnknownGame, available_games, load_game
@@ -48,6 +49,7 @@ app.command("rules")(rules)
 replay_app.command("position")(replay_position)
 replay_app.command("view")(replay_view)
 app.command("test")(test_command)
+app.command("serve")(serve)
 
 
 BOT_FORMS = (

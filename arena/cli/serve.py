@@ -1,0 +1,84 @@
+"""``arena serve COMPETITION.toml``: the competition server, and its organiser's commands.
+
+A competition file that cannot be used prints one ``arena: error:`` line per mistake and
+exits 2 before anything listens.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from arena.ladder.config import LadderConfigError
+from arena.web.accounts import AccountError, Accounts
+from arena.web.competition import load_competition
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"arena: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def serve(
+    competition: Annotated[
+        Path, typer.Argument(metavar="COMPETITION.toml", help="The competition file.")
+    ],
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
+    add_author: Annotated[
+        str | None,
+        typer.Option(
+            "--add-author", metavar="NAME", help="Create an author, print its token once, exit."
+        ),
+    ] = None,
+    no_ladder: Annotated[
+        bool, typer.Option("--no-ladder", help="Serve pages and uploads, run no matches.")
+    ] = False,
+) -> None:
+    """Run a competition: authors submit bots over HTTP, the ladder plays continuously behind
+    it, everyone sees the standings, the queue and every replay."""
+    try:
+        comp = load_competition(competition)
+    except LadderConfigError as exc:
+        for problem in exc.problems:
+            typer.echo(f"arena: error: {problem}", err=True)
+        raise typer.Exit(2) from None
+    if add_author is not None:
+        accounts = Accounts(comp.server.accounts)
+        try:
+            token = accounts.add_author(add_author)
+        except AccountError as exc:
+            _fail(str(exc))
+        finally:
+            accounts.close()
+        typer.echo(f"author {add_author} created; their token (shown only this once):")
+        typer.echo(token)
+        return
+    import uvicorn
+
+    from arena.web.app import create_app
+
+    typer.echo(f"arena: serving {comp.path} on http://{host}:{port}/", err=True)
+    uvicorn.run(create_app(comp, run_ladder=not no_ladder), host=host, port=port,
+                log_level="warning")  # fmt: skip
+
+
+def submit_remote(path: Path, server: str, token: str, name: str | None) -> None:
+    """``arena bot submit PATH --server URL``: upload, print the version as ``arena bot submit``
+    does; exit 1 when the gate rejected it, 2 when the server refused the upload."""
+    from arena.web.client import ClientError, upload
+
+    if not token:
+        _fail("--server needs your author token (--token, or $ARENA_AUTHOR_TOKEN)")
+    try:
+        done = upload(server, token, path, name)
+    except ClientError as exc:
+        _fail(str(exc))
+    state = "stored" if done["new"] else "unchanged (same content as stored)"
+    typer.echo(f"{done['version']}: {state} ({done['files']} files, {done['hash'][:12]}): "
+               f"{done['status']}")  # fmt: skip
+    if done["status"] == "rejected":
+        typer.echo(done["build_log"] or done["validation"], err=True)
+        _fail(f"{done['version']} rejected: {done['reason']}", code=1)

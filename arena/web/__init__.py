@@ -1,0 +1,1 @@
+"""The competition server: authors submit over HTTP, the ladder runs behind it, pages for all."""

@@ -1,0 +1,115 @@
+"""Authors, their tokens and the bot names they own, in a small SQLite file of the competition.
+
+A token is 32 random bytes (URL-safe base64), shown once when the author is created; only its
+SHA-256 is stored, so a copy of the file lets nobody submit. A bot name belongs to the first
+author who submits it; nobody else can submit under it or read its private logs. Every upload
+attempt that carries a valid token is recorded, for the per-author rate limit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import sqlite3
+import time
+from pathlib import Path
+
+AUTHOR = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
+HOUR_S = 3600.0
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS authors (
+    name TEXT PRIMARY KEY,
+    token_sha256 TEXT NOT NULL UNIQUE,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS owners (
+    bot TEXT PRIMARY KEY,
+    author TEXT NOT NULL REFERENCES authors (name)
+);
+CREATE TABLE IF NOT EXISTS uploads (
+    author TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS uploads_author ON uploads (author, at);
+"""
+
+
+class AccountError(ValueError):
+    """An author that cannot be created, or a bot name owned by someone else."""
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Accounts:
+    """The authors file of a competition (made when missing)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def add_author(self, name: str) -> str:
+        """Create ``name``; its token (the only time it is known)."""
+        if not AUTHOR.match(name):
+            raise AccountError(f"author name {name!r}: expected 1-32 letters, digits or _.-")
+        token = secrets.token_urlsafe(32)
+        try:
+            self.conn.execute(
+                "INSERT INTO authors VALUES (?, ?, ?)", (name, _digest(token), time.time())
+            )
+        except sqlite3.IntegrityError:
+            raise AccountError(f"an author named {name!r} already exists") from None
+        return token
+
+    def author(self, token: str) -> str | None:
+        """Whose token this is, or None. The stored digests are compared in constant time."""
+        wanted = _digest(token)
+        found = None
+        for name, digest in self.conn.execute("SELECT name, token_sha256 FROM authors"):
+            if hmac.compare_digest(digest, wanted):
+                found = name
+        return found
+
+    def owner(self, bot: str) -> str | None:
+        row = self.conn.execute("SELECT author FROM owners WHERE bot = ?", (bot,)).fetchone()
+        return row[0] if row else None
+
+    def claim(self, bot: str, author: str) -> None:
+        """Make ``bot`` ``author``'s if nobody owns it; AccountError if someone else does."""
+        self.conn.execute("INSERT OR IGNORE INTO owners VALUES (?, ?)", (bot, author))
+        owner = self.owner(bot)
+        if owner != author:
+            raise AccountError(f"the bot name {bot!r} belongs to another author")
+
+    def bots_of(self, author: str) -> list[str]:
+        query = "SELECT bot FROM owners WHERE author = ? ORDER BY bot"
+        return [r[0] for r in self.conn.execute(query, (author,))]
+
+    def record_upload(self, author: str, limit: int, now: float | None = None) -> float:
+        """Count one upload attempt of ``author`` unless ``limit`` were made in the last hour;
+        0 when counted, else the seconds until the oldest of them leaves the window."""
+        now = time.time() if now is None else now
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            rows = self.conn.execute(
+                "SELECT at FROM uploads WHERE author = ? AND at > ? ORDER BY at",
+                (author, now - HOUR_S),
+            ).fetchall()
+            if len(rows) >= limit:
+                self.conn.execute("ROLLBACK")
+                return rows[-limit][0] + HOUR_S - now
+            self.conn.execute("INSERT INTO uploads VALUES (?, ?)", (author, now))
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+        return 0.0

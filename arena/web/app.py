@@ -1,0 +1,401 @@
+"""The competition server's HTTP side: the authors' API and the public pages.
+
+Authors (``Authorization: Bearer TOKEN``):
+
+* ``POST /api/bots``: the body is a bot archive (tar.gz or zip, with ``arena-bot.toml``); it is
+  unpacked safely (``archive.py``) into a temporary folder and submitted to the registry, so the
+  build and the validation gate run; the answer is the version, its status and its reports.
+  Refused before anything is stored: a bad token (401), more than ``uploads_per_hour`` attempts
+  in the last hour (429, ``Retry-After``), a body over ``upload_mb`` (413), an unsafe archive
+  (400), a bot name of another author or of a house bot (403).
+* ``GET /api/bots/mine``: the author's versions with their build and validation reports, and
+  their matches with their own seats' stderr tails and incidents (never another seat's).
+
+Everyone: ``/`` the standings (computed from the database on each request), ``/bots/NAME`` a
+bot's page, ``/queue`` (waiting, running, done today), ``/matches/ID`` the replay viewer and
+``/matches/ID/replay.json`` the replay. Only stored matches, so finished ones, are shown; their
+viewer shows every seat's cards (the game is over), and strips what only a bot's author may
+read: stderr tails, incidents and warnings. Every page is Jinja2 with autoescaping on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from arena.ladder.config import LadderConfig, LadderConfigError
+from arena.ladder.ratings import ladder_stats, rate
+from arena.ladder.run import records, schedule_of
+from arena.ladder.store import Store
+from arena.match.replay import ReplayError, read
+from arena.registry.content import ContentError
+from arena.registry.gate import GateHostError, submit
+from arena.registry.manifest import ManifestError, pick
+from arena.registry.store import Registry, RegistryError, Version
+from arena.report import plots
+from arena.report.tables import place_labels
+from arena.report.viewer import page as viewer_page
+from arena.web.accounts import AccountError, Accounts
+from arena.web.archive import ArchiveError, unpack
+from arena.web.competition import Competition
+from arena.web.runner import Runner
+
+PRIVATE_SEAT_FIELDS = ("log_tail", "incidents", "warnings")
+
+_env = Environment(
+    loader=PackageLoader("arena.web", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+class Refused(Exception):
+    """An API request refused: its HTTP status and one clear sentence."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.headers = headers or {}
+
+
+def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
+    """The server of ``competition``; ``run_ladder`` also starts its background ladder."""
+    accounts = Accounts(competition.server.accounts)
+    runner = Runner(competition)
+    server = competition.server
+
+    def author_of(request: Request) -> str:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        author = accounts.author(token.strip()) if scheme.lower() == "bearer" else None
+        if author is None:
+            raise Refused(401, "a valid author token is needed (Authorization: Bearer TOKEN)")
+        return author
+
+    async def post_bot(request: Request) -> Response:
+        author = author_of(request)
+        wait = accounts.record_upload(author, server.uploads_per_hour)
+        if wait:
+            message = (
+                f"{author}: at most {server.uploads_per_hour} uploads an hour; "
+                f"try again in {wait:.0f} s"
+            )
+            raise Refused(429, message, {"Retry-After": str(int(wait) + 1)})
+        limit = server.upload_mb << 20
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise Refused(413, f"the archive is over the {server.upload_mb} MiB upload limit")
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise Refused(413, f"the archive is over the {server.upload_mb} MiB upload limit")
+        name = request.query_params.get("name") or None
+        version, new = await run_in_threadpool(
+            _submit, competition, accounts, author, bytes(body), name
+        )
+        return JSONResponse({"new": new, **_version_json(version)}, status_code=201 if new else 200)
+
+    async def mine(request: Request) -> Response:
+        author = author_of(request)
+        return JSONResponse(await run_in_threadpool(_mine, competition, accounts, author))
+
+    async def standings(request: Request) -> Response:
+        return _html("index.html", competition=competition, **_standings(competition))
+
+    async def standings_json(request: Request) -> Response:
+        found = _standings(competition)
+        rows = [s.as_dict() | {"place": p} for p, s in zip(found["places"], found["stats"],
+                                                             strict=True)]  # fmt: skip
+        return JSONResponse({"stored": found["stored"], "bots": rows})
+
+    async def bot_page(request: Request) -> Response:
+        name = request.path_params["name"]
+        found = _standings(competition)
+        row = next((s for s in found["stats"] if s.bot == name), None)
+        if row is None:
+            return _html("missing.html", code=404, what=f"no bot {name} in the standings")
+        mine = [m for m in found["matches"] if any(s["bot"] == name for s in m["seats"])]
+        versions = _versions_of(competition, name.partition("@")[0])
+        return _html("bot.html", competition=competition, row=row, matches=mine,
+                     versions=versions, history_svg=found["history_svg_of"](name))  # fmt: skip
+
+    async def queue(request: Request) -> Response:
+        return _html("queue.html", competition=competition, **_queue(competition, runner))
+
+    async def queue_json(request: Request) -> Response:
+        q = _queue(competition, runner)
+        return JSONResponse({k: q[k] for k in ("waiting", "done_today", "status", "problem")})
+
+    async def match_page(request: Request) -> Response:
+        data = _public_replay(competition, request.path_params["match_id"])
+        if data is None:
+            return _html("missing.html", code=404, what="no stored match with this id")
+        seat = request.query_params.get("seat", "")
+        chosen = int(seat) if seat.isdigit() and int(seat) < len(data["players"]) else None
+        try:
+            text = viewer_page(data, chosen)
+        except (ReplayError, ValueError) as exc:
+            return _html("missing.html", code=404, what=f"this replay cannot be shown: {exc}")
+        return HTMLResponse(text)
+
+    async def replay_download(request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        data = _public_replay(competition, match_id)
+        if data is None:
+            return JSONResponse({"error": "no stored match with this id"}, status_code=404)
+        disposition = f'attachment; filename="{_safe_id(match_id)}.json"'
+        return JSONResponse(data, headers={"Content-Disposition": disposition})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        if run_ladder:
+            runner.start()
+        yield
+        runner.stop()
+
+    app = Starlette(
+        routes=[
+            Route("/", standings),
+            Route("/api/standings", standings_json),
+            Route("/api/bots", post_bot, methods=["POST"]),
+            Route("/api/bots/mine", mine),
+            Route("/api/queue", queue_json),
+            Route("/bots/{name}", bot_page),
+            Route("/queue", queue),
+            Route("/matches/{match_id}", match_page),
+            Route("/matches/{match_id}/replay.json", replay_download),
+        ],
+        exception_handlers={Refused: _refused},  # type: ignore[dict-item]
+        lifespan=lifespan,
+    )
+    app.state.runner = runner
+    app.state.accounts = accounts
+    return app
+
+
+async def _refused(_request: Request, exc: Refused) -> Response:
+    return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=exc.headers)
+
+
+def _html(template: str, code: int = 200, **context: Any) -> HTMLResponse:
+    return HTMLResponse(_env.get_template(template).render(**context), status_code=code)
+
+
+def _safe_id(match_id: str) -> str:
+    return "".join(c for c in match_id if c.isalnum() or c in "-_")[:80] or "match"
+
+
+# -- submitting ------------------------------------------------------------------------------
+
+
+def _submit(
+    competition: Competition, accounts: Accounts, author: str, blob: bytes, name: str | None
+) -> tuple[Version, bool]:
+    """Unpack, check the name is the author's, submit through the registry's gate."""
+    server = competition.server
+    with tempfile.TemporaryDirectory(prefix="arena-upload-") as tmp:
+        try:
+            folder = unpack(blob, Path(tmp), server.expanded_mb << 20, server.max_files)
+            name = pick(folder, name).name
+        except (ArchiveError, ManifestError) as exc:
+            raise Refused(400, _relative(str(exc), tmp)) from None
+        if name in competition.house:
+            raise Refused(403, f"the bot name {name!r} is a house bot of this competition")
+        try:
+            accounts.claim(name, author)
+        except AccountError as exc:
+            raise Refused(403, str(exc)) from None
+        try:
+            with Registry(competition.registry) as registry:
+                done = submit(registry, folder, name, server.check_games,
+                              server.expanded_mb << 20, server.max_files)  # fmt: skip
+        except (ManifestError, ContentError, RegistryError) as exc:
+            raise Refused(400, _relative(str(exc), tmp)) from None
+        except GateHostError as exc:
+            raise Refused(503, f"this server could not build or check bots now: {exc}") from None
+    return done.version, done.new
+
+
+def _relative(message: str, tmp: str) -> str:
+    """A message without the server's temporary folder in it."""
+    return message.replace(f"{tmp}/", "").replace(tmp, "the archive")
+
+
+def _version_json(v: Version, reports: bool = True) -> dict[str, Any]:
+    out = {
+        "version": v.ref,
+        "status": v.status,
+        "reason": v.reason,
+        "hash": v.hash,
+        "files": v.files,
+        "bytes": v.bytes,
+        "submitted_at": v.submitted_at,
+    }
+    if reports:
+        out |= {"build_log": v.build_log, "validation": v.validation}
+    return out
+
+
+def _mine(competition: Competition, accounts: Accounts, author: str) -> dict[str, Any]:
+    """The author's versions with their reports, and their matches with their own seats'
+    stderr tails and incidents."""
+    bots = accounts.bots_of(author)
+    versions = [v for b in bots for v in _versions_of(competition, b)]
+    own = {v.ref for v in versions}
+    matches = []
+    with _reading(competition) as store:
+        if store is not None:
+            rows = store.match_rows()
+            ids = sorted({m for ref in sorted(own) for m in store.matches_of(ref)})
+            for match_id in ids:
+                seats = rows[match_id]["results"]
+                matches.append(
+                    {
+                        "match": match_id,
+                        "finished_at": rows[match_id]["finished_at"],
+                        "seats": [_seat_json(s, s["bot"] in own) for s in seats],
+                    }
+                )
+    return {
+        "author": author,
+        "bots": bots,
+        "versions": [_version_json(v) for v in versions],
+        "matches": matches,
+    }
+
+
+def _seat_json(seat: dict[str, Any], own: bool) -> dict[str, Any]:
+    out = {k: seat[k] for k in ("seat", "bot", "score", "status", "detail")}
+    out["rank"] = seat["rank"] + 1
+    if own:
+        out["log_tail"] = seat["log_tail"]
+        out["incidents"] = json.loads(seat["incidents"])
+    return out
+
+
+def _versions_of(competition: Competition, name: str) -> list[Version]:
+    if not (competition.registry / "registry.db").is_file():
+        return []
+    with Registry(competition.registry) as registry:
+        return registry.versions(name)
+
+
+# -- reading the ladder ------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _reading(competition: Competition) -> Iterator[Store | None]:
+    """The ladder database opened for reading, or None before its first match."""
+    database = competition.database
+    if not database.is_file():
+        yield None
+        return
+    store = Store.read(database, str(competition.data["game"]))
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _ladder(competition: Competition) -> LadderConfig | None:
+    try:
+        return competition.ladder(check_bots=False)
+    except LadderConfigError:
+        return None
+
+
+def _standings(competition: Competition) -> dict[str, Any]:
+    cfg = _ladder(competition)
+    empty = {"stats": [], "places": [], "stored": 0, "matches": [], "history_svg": ""}
+    if cfg is None:
+        return empty | {"history_svg_of": lambda _name: ""}
+    with _reading(competition) as store:
+        if store is None:
+            return empty | {"history_svg_of": lambda _name: ""}
+        _, stored = records(cfg, store)
+        rows = store.match_rows()
+    bots = list(cfg.bot_names)
+    stats = ladder_stats(stored, cfg.rating, bots)
+    _, history = rate(stored, cfg.rating, bots)
+    order = [s.bot for s in stats]
+    matches = [
+        {
+            "id": r.match_id,
+            "finished_at": _when(rows[r.match_id]["finished_at"]),
+            "seats": [
+                {"bot": s["bot"], "rank": s["rank"] + 1, "score": s["score"], "status": s["status"]}
+                for s in rows[r.match_id]["results"]
+            ],
+        }
+        for r in reversed(stored)
+    ]
+    return {
+        "stats": stats,
+        "places": place_labels(stats),
+        "stored": len(stored),
+        "matches": matches,
+        "history_svg": plots.rating_history(history, order) if stored else "",
+        "history_svg_of": lambda name: plots.rating_history(history, [name]) if stored else "",
+    }
+
+
+def _queue(competition: Competition, runner: Runner) -> dict[str, Any]:
+    cfg = _ladder(competition)
+    midnight = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
+    waiting: list[dict[str, Any]] = []
+    done_today: list[str] = []
+    with _reading(competition) as store:
+        done = store.done_ids() if store is not None else set()
+        done_today = store.matches_since(midnight) if store is not None else []
+    if cfg is not None:
+        waiting = [
+            {"id": s.match_id, "bots": list(s.bots)}
+            for s in schedule_of(cfg)
+            if s.match_id not in done
+        ]
+    state = runner.state
+    return {
+        "waiting": waiting,
+        "done_today": done_today,
+        "status": state.status,
+        "problem": state.problem,
+        "progress": f"{state.done} of {state.scheduled}" if state.scheduled else "",
+    }
+
+
+def _public_replay(competition: Competition, match_id: str) -> dict[str, Any] | None:
+    """A stored match's replay with what only its bots' authors may read removed."""
+    with _reading(competition) as store:
+        if store is None:
+            return None
+        row = store.conn.execute(
+            "SELECT replay_path FROM matches WHERE id = ?", (match_id,)
+        ).fetchone()
+    if row is None or not row[0] or not Path(row[0]).is_file():
+        return None
+    try:
+        data = read(Path(row[0]))
+    except (ReplayError, OSError):
+        return None
+    data["result"] = [
+        {k: v for k, v in r.items() if k not in PRIVATE_SEAT_FIELDS} for r in data["result"]
+    ]
+    return data
+
+
+def _when(t: float | None) -> str:
+    return "" if t is None else time.strftime("%Y-%m-%d %H:%M", time.gmtime(t))

@@ -1,0 +1,126 @@
+"""Competition files (TOML): a ladder file whose bots come from the registry, plus ``[server]``.
+
+A competition file holds every key of a ladder file (``ladders/README.md``: game, seats,
+rounds, seed, options, limits, rating, database, replays, registry) and a ``[server]`` table.
+Its ``[[bots]]`` are optional house bots; every bot of the registry with an active version joins
+under its latest active version (``alice@3``), so the ladder grows as authors submit. The
+ladder is checked exactly as ``arena ladder run`` checks a file, with the same messages.
+``competitions/README.md`` documents the keys; relative paths are relative to the file.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.ladder.config import LadderConfig, LadderConfigError, _Reader, load_ladder
+from arena.registry.content import MAX_FILES
+from arena.registry.gate import CHECK_GAMES
+from arena.registry.store import Registry
+
+SERVER_KEYS = (
+    "accounts",
+    "upload_mb",
+    "expanded_mb",
+    "max_files",
+    "uploads_per_hour",
+    "workers",
+    "check_games",
+    "poll_s",
+)
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """The ``[server]`` table: where authors are kept and what an upload may be."""
+
+    accounts: Path
+    upload_mb: int = 8  # the archive as sent
+    expanded_mb: int = 64  # every file of it unpacked
+    max_files: int = MAX_FILES
+    uploads_per_hour: int = 12  # per author, counted over the last hour
+    workers: int = 2  # local match workers of the background ladder
+    check_games: int = CHECK_GAMES  # check-bot matches per game in the validation gate
+    poll_s: int = 5  # how often the runner looks for new versions when idle
+
+
+@dataclass(frozen=True)
+class Competition:
+    """A checked competition file."""
+
+    path: Path
+    data: dict[str, Any]  # the ladder part, as read
+    server: ServerSettings
+    registry: Path
+    house: tuple[str, ...]  # names of the house bots (authors cannot take them)
+
+    @property
+    def database(self) -> Path:
+        """The ladder database (as ``load_ladder`` resolves it)."""
+        default = f"{self.path.stem}.db"
+        return self.path.resolve().parent / str(self.data.get("database", default))
+
+    def ladder(self, check_bots: bool = False) -> LadderConfig | None:
+        """The ladder as it stands now: house bots and every bot's latest active version;
+        None while there are fewer bots than seats."""
+        names = active_bots(self.registry)
+        bots = list(self.data.get("bots", [])) + [{"bot": n} for n in names]
+        if len(bots) < int(self.data.get("seats", 0)):
+            return None
+        return load_ladder(self.path, check_bots, self.data | {"bots": bots})
+
+
+def active_bots(registry: Path) -> list[str]:
+    """Bot names with at least one active version, sorted (never in set or hash order)."""
+    if not (registry / "registry.db").is_file():
+        return []
+    with Registry(registry) as reg:
+        return sorted({v.name for v in reg.versions() if v.status == "active"})
+
+
+def load_competition(path: Path) -> Competition:
+    """Read and check a competition file; LadderConfigError naming the file and key."""
+    label = str(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise LadderConfigError(f"{label}: cannot read: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise LadderConfigError(f"{label}: not valid TOML: {exc}") from None
+    base = path.resolve().parent
+    problems: list[str] = []
+    table = _Reader(label, data, problems=problems).table("server")
+    table.only(SERVER_KEYS)
+    server = table.attempt(lambda: _server(table, base, path.stem), None)
+    ladder = {k: v for k, v in data.items() if k != "server"}
+    ladder.setdefault("bots", [])
+    # The ladder keys are checked now, on the house bots alone, so a mistake stops the server
+    # before it starts (a ladder with too few bots yet is not a mistake).
+    try:
+        load_ladder(path, False, ladder)
+    except LadderConfigError as exc:
+        problems += [p for p in exc.problems if "cannot fill" not in p]
+    if problems:
+        raise LadderConfigError(*problems)
+    assert server is not None
+    registry = base / str(data.get("registry", "registry"))
+    house = tuple(str(b.get("name", "")) for b in ladder["bots"] if isinstance(b, dict))
+    if "" in house:
+        raise LadderConfigError(f"{label}: bots: every house bot needs a name")
+    return Competition(path, ladder, server, registry, house)
+
+
+def _server(table: _Reader, base: Path, stem: str) -> ServerSettings:
+    d = ServerSettings(base / f"{stem}.accounts.db")
+    return ServerSettings(
+        accounts=base / table.get("accounts", "a string", f"{stem}.accounts.db"),
+        upload_mb=table.integer("upload_mb", d.upload_mb, 1),
+        expanded_mb=table.integer("expanded_mb", d.expanded_mb, 1),
+        max_files=table.integer("max_files", d.max_files, 1),
+        uploads_per_hour=table.integer("uploads_per_hour", d.uploads_per_hour, 1),
+        workers=table.integer("workers", d.workers, 1),
+        check_games=table.integer("check_games", d.check_games, 1),
+        poll_s=table.integer("poll_s", d.poll_s, 1),
+    )

@@ -1,0 +1,82 @@
+"""The ladder behind the server: a thread that plays whatever the current bots have not played.
+
+Each pass builds the ladder from the competition file and the registry's active versions (a
+new version replaces its bot's previous one in the ladder) and runs it with ``run_ladder`` on
+local worker processes. The store skips every match already stored and holds an exclusive lock,
+so a killed server loses only the matches in flight, and a restarted one plays them again once
+(never a second copy of a stored match). When nothing is left to play it waits for the next
+version. Workers die with the server (``PR_SET_PDEATHSIG``), taking their bots along.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from arena.ladder.config import LadderConfigError
+from arena.ladder.executor import LocalExecutor
+from arena.ladder.run import HostFailure, run_ladder
+from arena.ladder.store import StorageError, StoreError
+from arena.web.competition import Competition
+
+
+@dataclass
+class RunnerState:
+    """What the queue page shows of the runner."""
+
+    status: str = "starting"
+    bots: tuple[str, ...] = ()
+    scheduled: int = 0
+    done: int = 0
+    problem: str = ""
+    since: float = field(default_factory=time.time)
+
+
+class Runner:
+    """The background ladder of one competition."""
+
+    def __init__(self, competition: Competition) -> None:
+        self.competition = competition
+        self.state = RunnerState()
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name="arena-ladder", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def _loop(self) -> None:
+        played: tuple[str, ...] | None = None
+        while not self.stopping.is_set():
+            try:
+                cfg = self.competition.ladder(check_bots=True)
+            except LadderConfigError as exc:  # a version retired meanwhile: look again soon
+                self._set("waiting", problem=str(exc))
+                cfg = None
+            if cfg is None:
+                self._set("waiting for bots", problem=self.state.problem)
+            elif cfg.bot_names != played:
+                self._set("playing", bots=cfg.bot_names, done=0, scheduled=0)
+                try:
+                    with LocalExecutor(self.competition.server.workers) as executor:
+                        summary = run_ladder(cfg, executor, self._progress)
+                except (HostFailure, StorageError, StoreError) as exc:
+                    self._set("stopped", problem=str(exc))
+                else:
+                    played = cfg.bot_names
+                    self._set("idle", scheduled=summary.scheduled, done=summary.scheduled)
+                    continue
+            self.stopping.wait(self.competition.server.poll_s)
+
+    def _progress(self, done: int, total: int, _faults: int) -> None:
+        self.state.done, self.state.scheduled = done, total
+
+    def _set(self, status: str, problem: str = "", **changes: object) -> None:
+        self.state.status = status
+        self.state.problem = problem
+        self.state.since = time.time()
+        for key, value in changes.items():
+            setattr(self.state, key, value)

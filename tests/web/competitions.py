@@ -1,0 +1,89 @@
+"""Competitions for the server tests: a file in a temporary folder, bot folders and archives."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+from pathlib import Path
+
+from tests.registry.helpers import RANDOM_BOT, bot_folder
+
+ROOT = Path(__file__).resolve().parents[2]
+HOUSE = [
+    ("house-greedy", "python sample_bots/python/mochi_greedy.py"),
+    ("house-random", "python sample_bots/python/random_bot.py --seed 1"),
+    ("house-random-2", "python sample_bots/python/random_bot.py --seed 2"),
+]
+
+
+def write_competition(
+    folder: Path, house: int = 2, rounds: int = 1, seats: int = 3, **server: int
+) -> Path:
+    """A Happy Mochi competition with ``house`` house bots and short games; ``server``
+    overrides keys of its ``[server]`` table."""
+    folder.mkdir(parents=True, exist_ok=True)
+    settings = {"upload_mb": 1, "expanded_mb": 1, "max_files": 50, "uploads_per_hour": 20,
+                "workers": 2, "check_games": 1, "poll_s": 1} | server  # fmt: skip
+    lines = [
+        'name = "test-open"',
+        'game = "happy_mochi"',
+        f"seats = {seats}",
+        f"rounds = {rounds}",
+        "seed = 11",
+        f'root = "{ROOT}"',
+        "replays = true",
+        "[options]",
+        "max_rounds = 1",
+        "[limits]",
+        "move_ms = 5000",
+    ]
+    for name, command in HOUSE[:house]:
+        lines += ["[[bots]]", f'name = "{name}"', f'command = "{command}"']
+    lines.append("[server]")
+    lines += [f"{k} = {v}" for k, v in settings.items()]
+    path = folder / "test-open.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def bot_archive(folder: Path, name: str = "alice", source: str = RANDOM_BOT, **kw: str) -> bytes:
+    """A bot folder as ``arena bot submit --server`` sends it."""
+    from arena.web.client import pack
+
+    return pack(bot_folder(folder, name, source, **kw))
+
+
+def tar_gz(members: list[tarfile.TarInfo], data: dict[str, bytes] | None = None) -> bytes:
+    """A tar.gz of hand-made members (any name, type or link)."""
+    data = data or {}
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for info in members:
+            body = data.get(info.name)
+            if body is not None:
+                info.size = len(body)
+            tar.addfile(info, io.BytesIO(body) if body is not None else None)
+    return buffer.getvalue()
+
+
+def member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.linkname = link
+    info.mode = 0o644
+    return info
+
+
+def manifest(name: str = "alice") -> bytes:
+    return (
+        f'name = "{name}"\nlanguage = "python"\nrun = "python bot.py"\ngames = ["happy_mochi"]\n'
+    ).encode()
+
+
+def zip_bytes(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, body in files.items():
+            archive.writestr(name, body)
+    return buffer.getvalue()
