@@ -169,6 +169,7 @@ _CHECKS: dict[str, Callable[[Any], bool]] = {
         isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
     ),
     "true, false or a folder": lambda v: isinstance(v, bool | str),
+    "true or false": lambda v: isinstance(v, bool),
 }
 
 TOP_KEYS = (
@@ -186,6 +187,7 @@ TOP_KEYS = (
     "options",
     "limits",
     "sandbox",
+    "reuse",
     "faults",
     "rating",
     "registry",
@@ -226,6 +228,8 @@ def load_ladder(
     registry = top.attempt(lambda: base / top.get("registry", "a string", "registry"), base)
     before = len(problems)
     bots, refs = _bots(top, root, check_bots, sandbox_limits, level, registry, game)
+    if not top.attempt(lambda: top.get("reuse", "true or false", True), True):
+        bots = tuple(replace(b, reuse=False) for b in bots)  # the organiser turned reuse off
     if seats and len(problems) == before and len(bots) < seats:
         problems.append(str(top.error("bots", f"{len(bots)} bots cannot fill {seats} seats")))
     fmt, candidate = top.attempt(lambda: _format(top, bots, seats), ("round-robin", None))
@@ -371,7 +375,7 @@ def _running_level(top: _Reader, level: str | None) -> str:
 def _bot(item: _Reader, root: Path, limits: SandboxLimits) -> BotSpec:
     """One ``[[bots]]`` entry; without a ``name``, the one its command implies (as on the
     command line: the script's file stem)."""
-    item.only(("name", "command", "cwd", "transport", "limits"))
+    item.only(("name", "command", "cwd", "transport", "limits", "reuse"))
     command = item.get("command", "a string or an array of strings", required=True)
     try:
         argv = tuple(shlex.split(command) if isinstance(command, str) else command)
@@ -390,7 +394,8 @@ def _bot(item: _Reader, root: Path, limits: SandboxLimits) -> BotSpec:
     own = item.table("limits")
     own.only(SANDBOX_KEYS)
     own_limits = _sandbox_limits(own, limits) if own.data else None
-    return BotSpec(name, argv, cwd, transport, own_limits)
+    reuse = item.get("reuse", "true or false", True)
+    return BotSpec(name, argv, cwd, transport, own_limits, reuse)
 
 
 def _format(top: _Reader, bots: tuple[BotSpec, ...], seats: int) -> tuple[str, str | None]:

@@ -16,9 +16,11 @@ runner ends its workers the same way.
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures as cf
 import contextlib
 import ctypes
+import functools
 import multiprocessing
 import os
 import signal
@@ -35,6 +37,7 @@ from arena import sandbox
 from arena.games import load_game
 from arena.match.bots import BotSpec
 from arena.match.faults import FaultPolicy
+from arena.match.pool import BotPool
 from arena.match.referee import HOST_VOID, Limits, play_match
 from arena.sandbox import SandboxLimits
 
@@ -56,6 +59,7 @@ def run_match(job: dict[str, Any]) -> dict[str, Any]:
                 Path(b["cwd"]),
                 b["transport"],
                 SandboxLimits(**b["limits"]) if b["limits"] else None,
+                b["reuse"],
             )
             for b in job["bots"]
         ]
@@ -71,6 +75,8 @@ def run_match(job: dict[str, Any]) -> dict[str, Any]:
             policy=FaultPolicy(**job["policy"]),
             sandbox_limits=SandboxLimits(**job["sandbox_limits"]),
             sandbox_level=job["sandbox"],
+            pool=kept_bots() if any(b.reuse for b in bots) else None,
+            lane=job["lane"],
         ).as_dict()
     except sandbox.HostError as exc:  # this machine failed, outside the referee's guard
         result = {"void": f"{HOST_VOID}{exc}"}
@@ -78,6 +84,15 @@ def run_match(job: dict[str, Any]) -> dict[str, Any]:
         result = {"void": f"worker: {type(exc).__name__}: {exc}"}
     result["worker"] = f"{socket.gethostname()}:{os.getpid()}"
     return result
+
+
+@functools.cache
+def kept_bots() -> BotPool:
+    """This worker's reusable bot processes, kept between its matches (``arena.match.pool``);
+    killed when the worker exits (by ``_stop`` on SIGTERM, which kills every running bot)."""
+    pool = BotPool()
+    atexit.register(pool.close)
+    return pool
 
 
 def _void(exc: BaseException, worker_died: bool = False) -> dict[str, Any]:

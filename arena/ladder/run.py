@@ -104,6 +104,7 @@ def match_job(cfg: LadderConfig, spec: MatchSpec) -> dict[str, Any]:
         "policy": cfg.policy.as_dict(),
         "bots": [bot_job(bots[n]) for n in spec.bots],
         "replay": str(cfg.replays / f"{spec.match_id}.json.gz") if cfg.replays else None,
+        "lane": spec.rotation,  # a kept bot process plays one rotation: never a deal twice
     }
 
 
@@ -115,6 +116,7 @@ def bot_job(bot: BotSpec) -> dict[str, Any]:
         "cwd": str(bot.cwd),
         "transport": bot.transport,
         "limits": bot.limits.as_dict() if bot.limits else None,
+        "reuse": bot.reuse,
     }
 
 

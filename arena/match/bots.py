@@ -37,6 +37,7 @@ class BotSpec:
     cwd: Path | None = None
     transport: str = "zmq"
     limits: SandboxLimits | None = None  # None: the match's limits
+    reuse: bool = True  # its process may be kept between matches if the bot offers (pool.py)
 
     def argv(self) -> list[str]:
         """The command with Python bots mapped onto Arena's own interpreter."""

@@ -84,6 +84,7 @@ from arena.match.channels import (
     printable,
 )
 from arena.match.faults import FORFEIT, FaultPolicy, exit_fault, signal_name
+from arena.match.pool import BotPool, Kept
 from protocol import codec, messages
 
 OK = "ok"
@@ -192,6 +193,8 @@ class _Seat:
         self.proc: sandbox.BotProcess | None = None
         self.watched = False  # its pidfd is in the poller
         self.greeted = False
+        self.offers_reuse = False  # its hello said it can play more matches (hello.reuse)
+        self.reused = False  # a kept process from an earlier match (arena.match.pool)
         self.alive = True  # its process runs (or is still to start)
         self.status = OK
         self.detail = ""
@@ -234,8 +237,12 @@ class Referee:
         sandbox_limits: sandbox.SandboxLimits | None = None,
         sandbox_level: str | None = None,
         position: Mapping[str, Any] | None = None,
+        pool: BotPool | None = None,
+        lane: int = 0,
     ) -> None:
         self.game = game
+        self.pool = pool  # keeps reusable bots' processes between matches
+        self.lane = lane  # the seat rotation: a kept process plays only its own lane
         self.bots = list(bots)
         self.seed = seed
         self.position = position  # a full position to start from (Game.load) instead of a deal
@@ -268,7 +275,7 @@ class Referee:
             state = self.game.load(self.position)
         void = None
         with sandbox.match_directory() as tmp:
-            ctx = zmq.Context()
+            ctx = self.pool.ctx if self.pool is not None else zmq.Context()
             try:
                 self._start(ctx, Path(tmp))
                 self._handshake()
@@ -280,10 +287,13 @@ class Referee:
                 void = f"internal: {type(exc).__name__}: {exc}"
             finally:
                 for seat in self.seats:
+                    if void is None and self._keep(seat):
+                        continue
                     self._stop(seat)
                     if seat.channel is not None:
                         seat.channel.close()
-                ctx.term()
+                if self.pool is None:
+                    ctx.term()
             result = self._result(state, void, (time.monotonic() - started) * 1000)
         if replay_path is not None and void is None:
             replay.write(replay_path, replay.build(self, state, result))
@@ -292,15 +302,47 @@ class Referee:
 
     def _start(self, ctx: zmq.Context, tmp: Path) -> None:
         for seat in self.seats:
-            if seat.spec.transport == "stdio":
+            kept = self.pool.take(self._pool_key(seat)) if self._may_keep(seat) else None
+            if kept is not None:
+                seat.channel, seat.proc, seat.token = kept.channel, kept.proc, kept.token
+                seat.reused = seat.offers_reuse = True
+            elif seat.spec.transport == "stdio":
                 seat.channel = StdioChannel(self.limits.max_message_bytes)
             else:
-                path = str(tmp / f"seat{seat.index}.sock")
-                seat.channel = ZmqChannel(ctx, path, self.limits.max_message_bytes)
-                for handle in seat.channel.handles:
+                path = tmp / f"seat{seat.index}.sock"
+                if self.pool is not None and self._may_keep(seat):
+                    path = self.pool.place(".sock")  # unique over the pool's lifetime
+                seat.channel = ZmqChannel(ctx, str(path), self.limits.max_message_bytes)
+            for handle in seat.channel.handles:
+                if isinstance(seat.channel, ZmqChannel):
                     self.poller.register(handle, zmq.POLLIN)
         for seat in self.seats:
-            self._launch(seat, tmp)
+            if seat.reused:
+                assert seat.proc is not None
+                self.poller.register(seat.proc.pidfd, zmq.POLLIN)
+                seat.watched = True
+                self._welcome(seat)  # it said hello in its first match
+            else:
+                self._launch(seat, tmp)
+
+    def _may_keep(self, seat: _Seat) -> bool:
+        """Reuse is possible for this seat: a pool, a ZeroMQ bot the organiser lets be kept."""
+        return self.pool is not None and seat.spec.reuse and seat.spec.transport == "zmq"
+
+    def _pool_key(self, seat: _Seat) -> tuple[Any, ...]:
+        limits, size = self._limits_of(seat), self.limits.max_message_bytes
+        return (seat.spec, self.lane, self.sandbox_level, limits, size)
+
+    def _keep(self, seat: _Seat) -> bool:
+        """Give the seat's process to the pool if it may play another match: it offered, it
+        was told so in its welcome and its match ended without a single incident."""
+        clean = seat.status == OK and seat.alive and not seat.incidents and seat.greeted
+        if not (clean and seat.offers_reuse and self._may_keep(seat) and self.finished):
+            return False
+        assert self.pool is not None and seat.proc is not None
+        assert isinstance(seat.channel, ZmqChannel)
+        self.pool.give(self._pool_key(seat), Kept(seat.proc, seat.channel, seat.token))
+        return True
 
     def _launch(self, seat: _Seat, tmp: Path) -> None:
         channel = seat.channel
@@ -318,7 +360,7 @@ class Referee:
                 seat.spec.argv(),
                 cwd=seat.spec.cwd,
                 env=env,
-                log_path=tmp / f"seat{seat.index}.log",
+                log_path=self._log_path(seat, tmp),
                 limits=self._limits_of(seat),
                 socket_path=Path(channel.endpoint[6:]) if isinstance(channel, ZmqChannel) else None,
                 stdio=isinstance(channel, StdioChannel),
@@ -336,6 +378,14 @@ class Referee:
             self.poller.register(seat.proc.stdout, zmq.POLLIN)
         self.poller.register(seat.proc.pidfd, zmq.POLLIN)
         seat.watched = True
+
+    def _log_path(self, seat: _Seat, tmp: Path) -> Path:
+        """Beside the socket in the pool's folder when the process may be kept (it outlives
+        the match's folder), else in the match's folder."""
+        channel = seat.channel
+        if self._may_keep(seat) and isinstance(channel, ZmqChannel):
+            return Path(channel.endpoint.removeprefix("ipc://")).with_suffix(".log")
+        return tmp / f"seat{seat.index}.log"
 
     def _limits_of(self, seat: _Seat) -> sandbox.SandboxLimits:
         return seat.spec.limits or self.sandbox_limits
@@ -457,8 +507,10 @@ class Referee:
                 msg = messages.game_over(outcome, seat.status, state.view(seat.index), events)
                 self._send(seat, msg)
         # Give bots a moment to read game_over and leave on their own; the rest are killed.
+        # A bot told it is kept stays: it waits for the next welcome.
+        leaving = [s for s in self.seats if not (s.offers_reuse and self._may_keep(s))]
         deadline = time.monotonic() + GAME_OVER_S
-        while time.monotonic() < deadline and any(s.watched for s in self.seats):
+        while time.monotonic() < deadline and any(s.watched for s in leaving):
             self._wait(min(deadline, time.monotonic() + 0.02))
 
     # -- events from bots --------------------------------------------------------------------
@@ -560,11 +612,17 @@ class Referee:
             why = f"bot speaks {msg['versions']}, referee {supported}"
             self._fault(seat, "version_mismatch", why, excerpt)
         else:
-            seat.greeted = True
-            game = game_info(self.game, self.options)
-            limits = self.limits.as_dict()
-            welcome = messages.welcome(self.match_id, seat.index, len(self.seats), game, limits)
-            self._send(seat, welcome)
+            seat.offers_reuse = msg.get("reuse") is True
+            self._welcome(seat)
+
+    def _welcome(self, seat: _Seat) -> None:
+        """Start the seat's match: ``welcome``, saying whether its process will be kept."""
+        seat.greeted = True
+        game = game_info(self.game, self.options)
+        reuse = seat.offers_reuse and self._may_keep(seat)
+        n = len(self.seats)
+        msg = messages.welcome(self.match_id, seat.index, n, game, self.limits.as_dict(), reuse)
+        self._send(seat, msg)
 
     def _on_action(self, seat: _Seat, msg: dict[str, Any], received: float, item: Inbound) -> None:
         ask = seat.ask

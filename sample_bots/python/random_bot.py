@@ -13,6 +13,8 @@ from protocol.bot import Bot, Turn, Welcome, run
 
 
 class RandomBot(Bot):
+    reusable = True  # on_welcome reseeds: every match plays as in a fresh process
+
     def __init__(self, seed: int = 0) -> None:
         self.base_seed = seed
         self.rng = random.Random(seed)

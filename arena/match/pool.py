@@ -1,0 +1,93 @@
+"""Bot processes kept alive between matches: one worker's pool of idle, reusable processes.
+
+Starting a bot costs far more than playing a short match, so a bot that offers it (``hello``
+``reuse``, PROTOCOL.md section 10.1) and that the organiser lets be reused (``BotSpec.reuse``)
+is kept after a match it finished cleanly, and the next match sends it a new ``welcome`` on
+the same connection. Only ZeroMQ bots are kept.
+
+A kept process sits in a **lane**: the ladder passes the seat rotation of the match, and each
+duplicate set plays every deal once per rotation, so a process that plays only one rotation
+never sees the same deal twice. A process is kept only when its match ended without any
+incident for it (a fault, a warning, a late or stray message): anything of the kind and it is
+killed as without reuse. When it is taken for the next match it must still be running, hold no
+message it sent while idle and have kept its one connection; otherwise it is killed and the
+match starts a fresh process, so a bot that misbehaves between matches never spoils one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from arena import sandbox
+from arena.match.channels import ZmqChannel
+
+
+@dataclass
+class Kept:
+    """A process that finished its match cleanly, with its channel and seat token."""
+
+    proc: sandbox.BotProcess
+    channel: ZmqChannel
+    token: str
+
+    def fit(self) -> bool:
+        """Still running, silent since its last match, and on the connection it had."""
+        channel = self.channel
+        if channel.closed or self.proc.poll() is not None:
+            return False
+        if channel.monitor.poll(0) or channel.socket.get(zmq.EVENTS) & zmq.POLLIN:
+            return False  # it connected, disconnected or spoke while nobody asked it anything
+        return not channel.dropped
+
+
+class BotPool:
+    """Idle kept processes by key (what a process must match to be taken: bot, lane, sandbox
+    level and limits, message limit); their sockets and logs live in one private folder for
+    the pool's lifetime, with a ZeroMQ context that outlives each match."""
+
+    def __init__(self) -> None:
+        self.ctx = zmq.Context()
+        self._folder = contextlib.ExitStack()
+        self.directory = self._folder.enter_context(sandbox.match_directory())
+        self._idle: dict[Any, Kept] = {}
+        self._names = itertools.count()
+
+    def place(self, suffix: str) -> Path:
+        """A fresh file name in the pool's folder (a socket or a log)."""
+        return self.directory / f"{next(self._names)}{suffix}"
+
+    def take(self, key: tuple[Any, ...]) -> Kept | None:
+        """The idle process kept under ``key`` if it is still fit for a match; else None."""
+        kept = self._idle.pop(key, None)
+        if kept is not None and not kept.fit():
+            self.discard(kept)
+            return None
+        return kept
+
+    def give(self, key: tuple[Any, ...], kept: Kept) -> None:
+        old = self._idle.pop(key, None)
+        if old is not None:
+            self.discard(old)
+        self._idle[key] = kept
+
+    @staticmethod
+    def discard(kept: Kept) -> None:
+        kept.proc.kill()
+        kept.channel.close()
+
+    def __len__(self) -> int:
+        return len(self._idle)
+
+    def close(self) -> None:
+        """Kill every idle process and remove the folder."""
+        for kept in self._idle.values():
+            self.discard(kept)
+        self._idle.clear()
+        self.ctx.term()
+        self._folder.close()
