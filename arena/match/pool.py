@@ -11,7 +11,9 @@ never sees the same deal twice. A process is kept only when its match ended with
 incident for it (a fault, a warning, a late or stray message): anything of the kind and it is
 killed as without reuse. When it is taken for the next match it must still be running, hold no
 message it sent while idle and have kept its one connection; otherwise it is killed and the
-match starts a fresh process, so a bot that misbehaves between matches never spoils one.
+match starts a fresh process, so a bot that misbehaves between matches never spoils one. (A
+message it sends just as the next match begins is read in that match and ruled as any stray
+message: ``unexpected``, a warning on its own seat.)
 """
 
 from __future__ import annotations

@@ -206,7 +206,7 @@ def test_every_mistake_is_reported_with_the_nearest_key_or_name(tmp_path: Path) 
         "limits.move_s: unknown key (did you mean 'move_ms'?) (expected one of: "
         + ", ".join(CLOCK_KEYS + SANDBOX_KEYS)
         + ")",
-        "bots[1].size: unknown key (expected one of: name, command, cwd, transport, limits)",
+        "bots[1].size: unknown key (expected one of: name, command, cwd, transport, limits, reuse)",
         "candidate: expected the name of a bot, got 'r11' (did you mean 'r1'?)",
     ]
     out = arena("ladder", "show", str(path))

@@ -1,0 +1,166 @@
+"""Reusable bot processes (hello.reuse, arena.match.pool) through the real referee.
+
+Real subprocess bots in the sandbox, real sockets. A process is recognised by what it prints
+at each welcome (``match K process X``, see tests/bots/protocol/reusable.py): its seat's log is
+kept with the process, so the last line of a seat's log names the process that played and how
+many matches it has played.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from arena.games import load_game
+from arena.match.bots import BotSpec, parse_bot
+from arena.match.pool import BotPool
+from arena.match.referee import Limits, MatchResult, play_match
+from arena.match.replay import read, strip_timing, verify
+from tests.procs import leftovers
+
+ROOT = Path(__file__).resolve().parents[1]
+GAME = load_game("happy_mochi")
+SHORT = {"max_rounds": 1, "max_turns_per_round": 2}
+LIMITS = Limits(init_ms=5000, move_ms=500, bank_ms=1000)
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A private copy of the bots, so that leftover processes can be found by their path."""
+    here = tmp_path / f"reuse-{uuid.uuid4().hex[:8]}"
+    shutil.copytree(ROOT / "tests/bots/protocol", here, ignore=shutil.ignore_patterns("__py*"))
+    shutil.copy(ROOT / "sample_bots/python/random_bot.py", here / "random_bot.py")
+    return here
+
+
+@pytest.fixture
+def pool(folder: Path) -> Iterator[BotPool]:
+    kept = BotPool()
+    yield kept
+    kept.close()
+    assert leftovers(folder) == [], "closing the pool kills every kept process"
+
+
+def reusable(folder: Path, name: str, mode: str = "fine", number: int = 0) -> BotSpec:
+    return parse_bot(f"{name}=python {folder}/reusable.py {mode} {number}")
+
+
+def played(result: MatchResult, seat: int) -> tuple[int, str]:
+    """(matches its process has played, the process's own id) from the seat's log."""
+    last = result.seats[seat].log_tail.strip().splitlines()[-1].split()
+    assert last[0] == "match", result.seats[seat].log_tail
+    return int(last[1]), last[3]
+
+
+def series(bots: list[BotSpec], pool: BotPool, count: int) -> list[MatchResult]:
+    return [
+        play_match(GAME, bots, seed, SHORT, LIMITS, pool=pool, ask_forced=True)
+        for seed in range(count)
+    ]
+
+
+def assert_clean(result: MatchResult) -> None:
+    assert result.void is None, result.void
+    for seat in result.seats:
+        assert (seat.status, seat.incidents) == ("ok", []), (seat.detail, seat.log_tail)
+
+
+def test_many_matches_through_one_process(folder: Path, pool: BotPool) -> None:
+    bots = [reusable(folder, "a"), reusable(folder, "b")]
+    results = series(bots, pool, 8)
+    for number, result in enumerate(results, 1):
+        assert_clean(result)
+        assert result.seats[0].decisions + result.seats[1].decisions > 0
+        assert [played(result, seat)[0] for seat in (0, 1)] == [number, number]
+    assert len({played(r, 0)[1] for r in results}) == 1  # one process for seat a throughout
+    assert len(pool) == 2
+
+
+def test_a_reused_process_plays_the_same_games_as_fresh_ones(
+    folder: Path, pool: BotPool, tmp_path: Path
+) -> None:
+    """Same seeds, same games: the random bot reseeds at every welcome; replays verify."""
+    bots = [parse_bot(f"r{i}=python {folder}/random_bot.py --seed {i}") for i in range(2)]
+    for seed in range(4):
+        paths = {kind: tmp_path / f"{kind}-{seed}.json" for kind in ("fresh", "kept")}
+        play_match(GAME, bots, seed, SHORT, replay_path=paths["fresh"])
+        play_match(GAME, bots, seed, SHORT, replay_path=paths["kept"], pool=pool)
+        fresh, kept = (strip_timing(read(paths[k])) for k in ("fresh", "kept"))
+        assert [d["choice"] for d in kept["decisions"]] == [d["choice"] for d in fresh["decisions"]]
+        assert kept["outcome"] == fresh["outcome"]
+        assert verify(read(paths["kept"])).ok
+    assert len(pool) == 2
+
+
+def test_a_crash_in_the_third_match_is_ruled_and_a_fresh_process_plays_the_fourth(
+    folder: Path, pool: BotPool
+) -> None:
+    bots = [reusable(folder, "crashy", "crash", 3), reusable(folder, "steady")]
+    results = series(bots, pool, 5)
+    for result in results[:2]:
+        assert_clean(result)
+    third = results[2].seats
+    assert third[0].status == "crashed" and third[0].exit_code == 7, third[0].detail
+    assert (third[1].status, third[1].incidents) == ("ok", [])
+    assert results[2].ranks == [1, 0]
+    first = played(results[0], 0)[1]
+    assert played(results[2], 0) == (3, first)
+    for number, result in enumerate(results[3:], 1):  # restarted: a new process, counting anew
+        assert_clean(result)
+        count, pid = played(result, 0)
+        assert (count, pid != first) == (number, True)
+    assert [played(r, 1)[0] for r in results] == [1, 2, 3, 4, 5]  # the other seat was unaffected
+
+
+def test_a_bot_that_refuses_a_second_welcome_forfeits_that_match_only(
+    folder: Path, pool: BotPool
+) -> None:
+    bots = [reusable(folder, "once", "refuse", 2), reusable(folder, "steady")]
+    first, second, third = series(bots, pool, 3)
+    assert_clean(first)
+    seat = second.seats[0]
+    assert seat.status == "crashed" and "during the match" in seat.detail, seat.detail
+    assert second.seats[1].status == "ok" and second.ranks == [1, 0]
+    assert_clean(third)
+    assert played(third, 0)[0] == 1 and played(third, 0)[1] != played(first, 0)[1]
+
+
+def test_a_bot_that_speaks_between_matches_is_replaced_and_spoils_nothing(
+    folder: Path, pool: BotPool
+) -> None:
+    bots = [reusable(folder, "chatty", "chatter", 1), reusable(folder, "steady")]
+    (first,) = series(bots, pool, 1)
+    assert_clean(first)
+    deadline = time.monotonic() + 30
+    while not any("chattered" in log.read_text() for log in pool.directory.glob("*.log")):
+        assert time.monotonic() < deadline, "the bot never sent its stray action"
+        time.sleep(0.01)
+    time.sleep(0.5)  # printed once handed to its socket's I/O thread: let it arrive
+    second = play_match(GAME, bots, 1, SHORT, LIMITS, pool=pool, ask_forced=True)
+    assert_clean(second)  # the stray action is never read into the next match
+    assert played(second, 0)[0] == 1 and played(second, 0)[1] != played(first, 0)[1]
+    assert played(second, 1)[0] == 2
+
+
+def test_the_organiser_can_turn_reuse_off_for_one_bot(folder: Path, pool: BotPool) -> None:
+    bots = [replace(reusable(folder, "fresh"), reuse=False), reusable(folder, "kept")]
+    results = series(bots, pool, 3)
+    for result in results:
+        assert_clean(result)
+    assert [played(r, 0)[0] for r in results] == [1, 1, 1]  # told no reuse: it leaves
+    assert len({played(r, 0)[1] for r in results}) == 3
+    assert [played(r, 1)[0] for r in results] == [1, 2, 3]
+    assert len(pool) == 1
+
+
+def test_without_a_pool_a_bot_that_offers_reuse_plays_one_match(folder: Path) -> None:
+    bots = [reusable(folder, "a"), reusable(folder, "b")]
+    result = play_match(GAME, bots, 0, SHORT, LIMITS)
+    assert_clean(result)
+    assert leftovers(folder) == []
