@@ -34,6 +34,7 @@ from rich.progress import (
 )
 
 from arena import sandbox
+from arena.ladder import follow as following
 from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
 from arena.ladder.executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
@@ -237,13 +238,26 @@ def run(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     fmt: FormatOpt = "table",
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow", help="Keep playing, taking new registry versions (a [follow] ladder)."
+        ),
+    ] = False,
 ) -> None:
     """Play every scheduled match not stored yet (resumes), then print the ladder table.
 
     Ctrl-C or SIGTERM stops at once (matches in flight are lost, the rest is stored); the same
-    command resumes.
+    command resumes. With --follow (a ladder file with a [follow] table) it plays on until
+    stopped, one duplicate set at a time, re-reading the file and the registry before each.
     """
     cfg = _config(path, fmt, check_bots=True)
+    if follow != (cfg.follow is not None):
+        _fail(
+            f"{path}: --follow runs a following ladder (a file with a [follow] table)"
+            if follow
+            else f"{path}: a following ladder ([follow] table) runs with --follow"
+        )
     try:
         if ladder.check_host(cfg) == "rlimits":
             typer.echo(f"arena: warning: {sandbox.UNSANDBOXED}", err=True)
@@ -255,7 +269,12 @@ def run(
             _executor(workers or os.cpu_count() or 1, cluster) as executor,
             _progress(cfg.name, quiet) as progress,
         ):
+            if follow:  # returns only when stopped (Ctrl-C, SIGTERM: below)
+                following.follow_ladder(path, executor, progress)
+                return
             summary = ladder.run_ladder(cfg, executor, progress)
+    except LadderConfigError as exc:
+        _fail(exc.problems[0])
     except (CommandChanged, ProgramChanged) as exc:
         _fail(
             f"{path}: {exc}; give the bot a new name, or drop its stored matches: "

@@ -20,11 +20,13 @@ import shlex
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.games import UnknownGame, available_games, load_game
 from arena.games.base import Game, OptionError
+from arena.ladder.matchmaking import STARTS, FollowSettings
 from arena.ladder.ratings import RatingSettings
 from arena.match.bots import BOT_NAME, TRANSPORTS, BotCommandError, BotSpec, default_name
 from arena.match.faults import FaultPolicy
@@ -72,10 +74,12 @@ class LadderConfig:
     replays: Path | None
     registry: Path | None = None  # where ``bot = "alice"`` entries are found
     refs: tuple[tuple[str, str], ...] = ()  # (bot name, registry reference given) per such bot
+    follow: FollowSettings | None = None  # a following ladder (``[follow]``)
+    shown: tuple[str, ...] = ()  # a following ladder's earlier versions: shown, not scheduled
 
     @property
     def bot_names(self) -> tuple[str, ...]:
-        return tuple(b.name for b in self.bots)
+        return tuple(b.name for b in self.bots) + self.shown
 
     def fingerprint(self) -> str:
         """What makes two matches with the same table and round the same match: game, options."""
@@ -191,6 +195,7 @@ TOP_KEYS = (
     "faults",
     "rating",
     "registry",
+    "follow",
     "bots",
 )
 CLOCK_KEYS = ("init_ms", "move_ms", "bank_ms", "grace_ms", "match_ms")
@@ -248,6 +253,12 @@ def load_ladder(
         ),
         "replays": top.attempt(lambda: _replays(top, base, path.stem), None),
     }
+    follow = top.attempt(lambda: _follow(top), None) if "follow" in data else None
+    shown: tuple[str, ...] = ()
+    if follow is not None and refs:
+        shown, inherit = top.attempt(lambda: _earlier_versions(top, registry, refs), ((), ()))
+        if follow.start == "inherit":
+            cfg["rating"] = replace(cfg["rating"], inherit=inherit)
     if problems:
         raise LadderConfigError(*problems)
     assert game is not None
@@ -263,8 +274,43 @@ def load_ladder(
         candidate=candidate,
         registry=registry,
         refs=refs,
+        follow=follow,
+        shown=shown,
         **cfg,
     )
+
+
+def _follow(top: _Reader) -> FollowSettings:
+    table = top.table("follow")
+    table.only(("placement", "start", "poll_s"))
+    start = table.get("start", "a string", FollowSettings.start)
+    if start not in STARTS:
+        raise table.error("start", f"expected one of {', '.join(STARTS)}, got {start!r}")
+    return FollowSettings(
+        placement=table.integer("placement", FollowSettings.placement, 0),
+        start=start,
+        poll_s=table.number("poll_s", FollowSettings.poll_s, 0.05),
+    )
+
+
+def _earlier_versions(
+    top: _Reader, registry: Path, refs: tuple[tuple[str, str], ...]
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """A following ladder's earlier versions of each unpinned registry bot (shown with their
+    results, no longer scheduled), and (version, previous version) pairs for rating starts."""
+    shown, inherit = [], []
+    with Registry(registry) as reg:
+        for current, given in refs:
+            if "@" in given:
+                continue
+            versions = [v.ref for v in reg.versions(given) if v.status not in _NEVER_PLAYED]
+            upto = versions[: versions.index(current) + 1] if current in versions else []
+            shown += upto[:-1]
+            inherit += list(pairwise(upto))
+    return tuple(shown), tuple(inherit)
+
+
+_NEVER_PLAYED = ("building", "validating", "rejected")
 
 
 def _game(top: _Reader) -> Game:

@@ -45,6 +45,9 @@ class RatingSettings:
     beta: float = 25.0 / 6
     tau: float = 0.0
     draw_probability: float = 0.10
+    # Following ladders (arena/ladder/follow.py): (new version, previous version) pairs; a new
+    # version starts at its previous version's mu with sigma reset. Empty: everyone fresh.
+    inherit: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,7 @@ class _Model:
             from openskill.models import PlackettLuce
 
             self.impl: Any = PlackettLuce(mu=s.mu, sigma=s.sigma, beta=s.beta, tau=s.tau)
-            self.new: Callable[[], Any] = self.impl.rating
+            self.new: Callable[..., Any] = self.impl.rating
         else:
             import trueskill
 
@@ -166,8 +169,12 @@ def rate(
     """Final ratings of ``bots`` and every bot's rating after each match, in schedule order."""
     model = _Model(settings)
     current = {bot: model.new() for bot in bots}
+    inherit = {new: old for new, old in settings.inherit if new in current and old in current}
     history = []
     for match in sorted(matches, key=lambda m: m.position):
+        for seat in match.seats:  # a new version's first match: it starts at its previous mu
+            if seat.bot in inherit:
+                current[seat.bot] = model.new(mu=current[inherit.pop(seat.bot)].mu)
         if all(seat.status != OK for seat in match.seats):
             continue  # every seat forfeited: no winner, nothing learnt about who is stronger
         groups = _groups(match)

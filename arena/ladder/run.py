@@ -120,8 +120,19 @@ def bot_job(bot: BotSpec) -> dict[str, Any]:
     }
 
 
+def register(cfg: LadderConfig, store: Store) -> None:
+    """Record the file's bots with what each command runs (refused if that changed)."""
+    files = {b.name: program_files(b.argv(), b.cwd or Path.cwd()) for b in cfg.bots}
+    store.register_bots(cfg.bots, files)
+
+
 def records(cfg: LadderConfig, store: Store) -> tuple[list[MatchSpec], list[MatchRecord]]:
-    """The schedule, and the stored matches that belong to it, in schedule order."""
+    """The schedule, and the stored matches that belong to it, in schedule order (a following
+    ladder's: what it stored, in that order)."""
+    if cfg.follow is not None:
+        from arena.ladder import follow  # follow builds on this module
+
+        return follow.records(cfg, store)
     schedule = schedule_of(cfg)
     return schedule, store.match_records({s.match_id: s.position for s in schedule})
 
@@ -189,9 +200,7 @@ def _run(
 ) -> RunSummary:
     started = time.monotonic()
     schedule = schedule_of(cfg)
-    store.register_bots(
-        cfg.bots, {b.name: program_files(b.argv(), b.cwd or Path.cwd()) for b in cfg.bots}
-    )
+    register(cfg, store)
     done = store.done_ids()
     specs = {s.match_id: s for s in schedule if s.match_id not in done}
     own_voids = store.match_voids()
@@ -211,7 +220,7 @@ def _run(
         progress(already, len(schedule), faults)
     for job, result in dispatcher:
         if result.get("void"):
-            blame = _blame(result, job)
+            blame = void_blame(result, job)
             store.record_void(job.key, job.attempt, result["void"], specs[job.key].bots, blame)
             own_voids[job.key] = own_voids.get(job.key, 0) + (blame == "match")
             if blame == "host":
@@ -247,7 +256,7 @@ def _run(
     return RunSummary(len(schedule), already, played, failed, retries, faults, elapsed, blocked)
 
 
-def _blame(result: dict[str, Any], job: Job) -> str:
+def void_blame(result: dict[str, Any], job: Job) -> str:
     """Whose failure a void was (see ``store.VOID_COLUMNS``)."""
     if result["void"].startswith(HOST_VOID):
         return "host"

@@ -459,6 +459,10 @@ class Store:
                 )
         return sorted(records, key=lambda m: m.position)
 
+    def stored_order(self) -> list[str]:
+        """Every stored match id in the order the matches were stored."""
+        return [r[0] for r in self.conn.execute("SELECT id FROM matches ORDER BY rowid")]
+
     def match_rows(self) -> dict[str, dict[str, Any]]:
         """Every stored match with its seats, by id (for listings)."""
         rows = {
