@@ -31,6 +31,7 @@ ERROR_CODES = (
     "internal",
 )
 
+PROTOCOL_MINOR = 1  # 1.1: hello.reuse and welcome.reuse (PROTOCOL.md sections 6 and 10.1)
 MAX_NAME_LEN = 64
 MAX_VERSIONS = 16  # items in hello.versions
 MAX_VERSION = (1 << 31) - 1
@@ -168,6 +169,7 @@ def welcome(
     msg = {
         "v": PROTOCOL_VERSION,
         "type": "welcome",
+        "minor": PROTOCOL_MINOR,
         "match": match,
         "seat": seat,
         "players": players,
