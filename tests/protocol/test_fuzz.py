@@ -243,8 +243,9 @@ def test_ext_types_never_come_out_of_decode(value: Any) -> None:
 @FUZZ
 @given(valid_bot_messages())
 def test_valid_bot_messages_are_accepted(msg: dict[str, Any]) -> None:
-    decoded = codec.decode(codec.encode(msg))
-    assert decoded == msg
+    data = codec.encode(msg)
+    decoded = codec.decode(data)
+    assert codec.encode(decoded) == data  # not ==: a NaN in an extra field is never equal
     assert messages.check_bot_message(decoded) is decoded
 
 

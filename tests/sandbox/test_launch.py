@@ -221,7 +221,9 @@ def test_cpu_burner_is_stopped_by_rlimit_cpu(bots: Path, match_dir: Path) -> Non
     )
     assert out.code == -24  # SIGXCPU
     if sandbox.probe().has("cgroup"):
-        assert out.usage.cpu_ms is not None and out.usage.cpu_ms >= 900
+        # The cgroup counts from the moment the bot joined it, a little after the rlimit's clock
+        # started (the set-up before exec): near the second, never far above it.
+        assert out.usage.cpu_ms is not None and 700 <= out.usage.cpu_ms <= 1500
 
 
 def test_cpu_quota_holds_a_multi_process_burner_to_its_cores(bots: Path, match_dir: Path) -> None:
