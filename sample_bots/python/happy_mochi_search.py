@@ -6,8 +6,8 @@ card it saw go into a hand at its place), searches them for half of ``move_ms`` 
 most visited option. Two choices make the search useful within a second:
 
 * the horizon is the end of the current round (the sampled game's ``max_rounds`` is set to it),
-  and a playout is worth the seat's round score against the others' (:func:`round_rewards`):
-  minus points are what the game is about, and a whole game is far too long to play out;
+  and a playout is worth the seat's own round score (:func:`round_rewards`): minus points are
+  what the game is about, and a whole game is far too long to play out;
 * playouts follow :func:`playout`, a few rules of thumb read from the engine state (shed the
   most points, draw the cheapest known card, keep equal numbers side by side) with some noise.
 
@@ -32,22 +32,21 @@ from ismcts import SearchBot  # a sibling script, found through the line above
 
 NOISE = 0.1  # share of playout answers picked at random, so playouts vary
 PILE_COST = 4.5  # what an unknown card from the pile costs on average
-SCALE = 40.0  # round points between the best and the worst reward
-MIN_VISITS = 10  # iterations per option below which the search's verdict is not trusted
+SCALE = 40.0  # round points that make the worst reward
+MIN_VISITS = 10  # visits of the search's choice below which it is not trusted
+MARGIN = 0.05  # mean reward (2 round points) the search's choice must gain over the policy's
 
 
 def round_rewards(state: State) -> list[float]:
-    """Per seat in [0, 1]: how far its score for the last round is below the others' mean."""
+    """Per seat in [0, 1]: 1 for going out, less the more points its hand held at the round's end.
+
+    Only the seat's own score: the others' scores barely depend on its choices and would only
+    add noise to every playout's verdict.
+    """
     scores = state.outcome().details["round_scores"]
     if not scores:
         return [0.5] * state.n  # type: ignore[attr-defined]
-    last = scores[-1]
-    total, n = sum(last), len(last)
-    rewards = []
-    for mine in last:
-        others = (total - mine) / (n - 1)
-        rewards.append(min(1.0, max(0.0, 0.5 + (others - mine) / SCALE)))
-    return rewards
+    return [max(0.0, 1.0 - score / SCALE) for score in scores[-1]]
 
 
 def _draw_cost(hand: list[int], option: dict) -> float:
@@ -121,10 +120,11 @@ def policy(state: State, decision: Decision) -> int:
 
 
 class MochiSearch(SearchBot):
-    """ISMCTS whose sampled games end with the round being played.
+    """ISMCTS whose sampled games end with the round being played, trusted only when sure.
 
-    When the clock allowed fewer than ``MIN_VISITS`` iterations per option (a small ``move_ms``
-    or a crowded machine), visit counts are mostly noise: the bot plays :func:`policy` instead.
+    The search overrules :func:`policy` only when its most visited option has ``MIN_VISITS``
+    visits and a mean reward at least ``MARGIN`` above the policy's option: with a small clock or
+    a crowded machine, a few dozen samples are mostly noise, and the policy is the better bet.
     """
 
     def on_welcome(self, welcome: Welcome) -> None:
@@ -136,15 +136,16 @@ class MochiSearch(SearchBot):
         view = turn.view
         horizon = view["round"] + (1 if view["phase"] == "round_reserve" else 0)
         self.search.options["max_rounds"] = min(horizon, self.last_round)
-        choice = super().choose(turn)
-        if self.search.iterations >= MIN_VISITS * len(turn.options):
-            return choice
+        best = super().choose(turn)
         search = self.search
         state = search.game.determinize(
             search.players, search.options, search.seat, view, self.events, search.rng
         )
         mine = next(d for d in state.pending() if d.seat == search.seat)
-        return policy(state, mine)
+        usual = policy(state, mine)  # reads only what this seat knows, so any sample will do
+        stats = search.statistics(turn.options)
+        (visits, mean), (_, usual_mean) = stats[best], stats[usual]
+        return best if visits >= MIN_VISITS and mean >= usual_mean + MARGIN else usual
 
 
 def main() -> None:
