@@ -1,0 +1,101 @@
+"""A following ladder as an organiser runs it: a real runner process, real submissions while
+it plays, killed with SIGKILL and started again."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+from tests.registry.helpers import ARENA, ROOT, arena, bot_folder
+
+RANDOM = ROOT / "sample_bots" / "python" / "random_bot.py"
+PLACEMENT = 2
+SEATS = 2
+
+
+def _rows(db: Path) -> list[tuple[str, str, str]]:
+    """(match id, set id, bots) of every stored match, in storage order."""
+    if not db.exists():
+        return []
+    with sqlite3.connect(db, timeout=30) as conn:
+        try:
+            return conn.execute("SELECT id, set_id, seats FROM matches ORDER BY rowid").fetchall()
+        except sqlite3.OperationalError:  # schema not made yet
+            return []
+
+
+def _wait(until, what: str, timeout: float = 240) -> None:
+    deadline = time.monotonic() + timeout
+    while not until():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.3)
+
+
+def _start(ladder: Path) -> subprocess.Popen[bytes]:
+    command = [ARENA, "ladder", "run", str(ladder), "--follow", "-q", "--workers", "2"]
+    return subprocess.Popen(command, cwd=ladder.parent, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+
+
+def test_new_version_enters_while_it_runs_and_a_killed_runner_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    reg = ["--registry", str(tmp_path / "registry")]
+    alice = bot_folder(tmp_path / "alice")
+    for folder in (alice, bot_folder(tmp_path / "bob", name="bob")):
+        out = arena("bot", "submit", str(folder), "--check-games", "1", *reg)
+        assert out.returncode == 0, out.stderr
+    ladder = tmp_path / "follow.toml"
+    ladder.write_text(
+        f'game = "happy_mochi"\nseats = {SEATS}\nseed = 5\nregistry = "registry"\n'
+        f"[follow]\nplacement = {PLACEMENT}\npoll_s = 0.2\n[options]\nmax_rounds = 1\n"
+        '[[bots]]\nbot = "alice"\n[[bots]]\nbot = "bob"\n'
+        f'[[bots]]\nname = "other"\ncommand = "python {RANDOM} --seed 3"\n'
+    )
+    db = tmp_path / "follow.db"
+    runner = _start(ladder)
+    try:
+        _wait(lambda: len(_rows(db)) >= 4, "the first sets")
+        (alice / "bot.py").write_text((alice / "bot.py").read_text() + "\n# version 2\n")
+        out = arena("bot", "submit", str(alice), "--check-games", "1", *reg)
+        assert out.returncode == 0 and out.stdout.startswith("alice@2: stored"), out.stderr
+
+        def placed() -> bool:
+            return sum("alice@2" in bots for _, _, bots in _rows(db)) >= PLACEMENT * SEATS
+
+        _wait(placed, "alice@2's placement sets")
+        os.killpg(runner.pid, signal.SIGKILL)
+        runner.wait()
+        before = _rows(db)
+        runner = _start(ladder)
+        _wait(lambda: len(_rows(db)) >= len(before) + 2 * SEATS, "more sets after the restart")
+    finally:
+        os.killpg(runner.pid, signal.SIGKILL)
+        runner.wait()
+    rows = _rows(db)
+    assert rows[: len(before)] == before  # nothing stored before the kill was lost
+    assert len({r[0] for r in rows}) == len(rows)  # nor played twice
+    per_set = Counter(r[1] for r in rows)
+    assert all(n <= SEATS for n in per_set.values())
+    incomplete = [s for s, n in per_set.items() if n < SEATS]
+    assert len(incomplete) <= 1 and (not incomplete or rows[-1][1] in incomplete)
+    # Placement: from alice@2's first match, its first sets come before anyone else's (apart
+    # from the rest of the set in flight when it was submitted), and alice@1 plays no more.
+    first = next(i for i, r in enumerate(rows) if "alice@2" in r[2])
+    later_sets = list(dict.fromkeys(r[1] for r in rows[first:]))
+    sets_bots = {r[1]: r[2] for r in rows}
+    assert all("alice@2" in sets_bots[s] for s in later_sets[:PLACEMENT])
+    assert sum("alice@1" in r[2] for r in rows[first:]) <= SEATS - 1
+    shown = arena("ladder", "show", str(ladder), "--format", "csv")
+    assert shown.returncode == 0, shown.stderr
+    games = {row["bot"]: int(row["games"]) for row in csv.DictReader(io.StringIO(shown.stdout))}
+    assert set(games) == {"alice@1", "alice@2", "bob@1", "other"}
+    for bot in games:  # the previous version's results are kept and shown
+        assert games[bot] == sum(bot in r[2] for r in rows) > 0
