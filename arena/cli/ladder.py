@@ -58,6 +58,12 @@ FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="Ladder file (TOML
 FormatOpt = Annotated[
     str, typer.Option("--format", "-f", help=f"Output: {', '.join(report.FORMATS)}.")
 ]
+WorkersOpt = Annotated[
+    int | None, typer.Option(min=1, help="Local worker processes [default: CPU count].")
+]
+ClusterOpt = Annotated[
+    str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
+]
 
 
 HOST_EXIT = 3  # this machine cannot run the bots: nothing blamed on them
@@ -230,12 +236,8 @@ def _executor(workers: int, cluster: str | None) -> Executor:
 @ladder_app.command()
 def run(
     path: FileArg,
-    workers: Annotated[
-        int | None, typer.Option(min=1, help="Local worker processes [default: CPU count].")
-    ] = None,
-    cluster: Annotated[
-        str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
-    ] = None,
+    workers: WorkersOpt = None,
+    cluster: ClusterOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     fmt: FormatOpt = "table",
     follow: Annotated[

@@ -9,14 +9,12 @@ each game's README); a bad one is refused with the field the game names.
 from __future__ import annotations
 
 import json
-import sys
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 
-from arena.games import UnknownGame, load_game
+from arena.games import UnknownGame, load_game, packaged_text
 from arena.games.base import Game, PositionError
 from arena.match.replay import ReplayError, position_at, read
 
@@ -28,15 +26,13 @@ class RulesMissing(LookupError):
 
 
 def rules_text(game: Game) -> str:
-    """The game's packaged rules (``RULES.md`` in the package of the game's class)."""
-    module = sys.modules[type(game).__module__]
-    package = module.__package__ or module.__name__
-    try:
-        return (resources.files(package) / RULES_FILE).read_text(encoding="utf-8")
-    except (FileNotFoundError, NotADirectoryError, ModuleNotFoundError):
+    """The game's packaged rules (``RULES.md`` beside its engine)."""
+    text = packaged_text(game, RULES_FILE)
+    if text is None:
         raise RulesMissing(
-            f"game {game.id!r} ships no {RULES_FILE} (looked in {package})"
-        ) from None
+            f"game {game.id!r} ships no {RULES_FILE} (looked in {type(game).__module__})"
+        )
+    return text
 
 
 def read_position(game: Game, path: Path, players: int) -> dict[str, Any]:

@@ -21,7 +21,16 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, Progress, TextColumn
 
-from arena.cli.ladder import HOST_EXIT, STORAGE_EXIT, FileArg, _config, _executor, _fail
+from arena.cli.ladder import (
+    HOST_EXIT,
+    STORAGE_EXIT,
+    ClusterOpt,
+    FileArg,
+    WorkersOpt,
+    _config,
+    _executor,
+    _fail,
+)
 from arena.ladder import run as ladder
 from arena.ladder import sprt
 from arena.ladder.stats import SprtSettings, SprtState
@@ -106,12 +115,8 @@ def test_command(
     max_sets: Annotated[
         int, typer.Option(min=1, help="Stop without a decision after this many sets.")
     ] = 500,
-    workers: Annotated[
-        int | None, typer.Option(min=1, help="Local worker processes [default: CPU count].")
-    ] = None,
-    cluster: Annotated[
-        str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
-    ] = None,
+    workers: WorkersOpt = None,
+    cluster: ClusterOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
 ) -> None:

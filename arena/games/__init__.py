@@ -7,7 +7,9 @@ declaring ``[project.entry-points."arena.games"] my_game = "my_pkg:GAME"``.
 
 from __future__ import annotations
 
+import sys
 from functools import cache
+from importlib import resources
 from importlib.metadata import entry_points
 
 from .base import Game
@@ -39,3 +41,16 @@ def load_game(game_id: str) -> Game:
     except KeyError:
         known = ", ".join(games) or "none installed"
         raise UnknownGame(f"unknown game {game_id!r} (known games: {known})") from None
+
+
+def packaged_text(game: Game, name: str) -> str | None:
+    """A file the game ships beside its engine (``RULES.md``, ``render.js``), or None.
+
+    Looked up in the package of the game's class, so a game from another package brings its own.
+    """
+    module = sys.modules[type(game).__module__]
+    package = module.__package__ or module.__name__
+    try:
+        return (resources.files(package) / name).read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError, ModuleNotFoundError):
+        return None

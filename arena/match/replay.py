@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -147,17 +148,12 @@ class Verification:
 
 def verify(data: dict[str, Any]) -> Verification:
     """Re-simulate the recorded answers and compare; never raises for a bad replay."""
-    game_info = data["game"]
     try:
-        game = load_game(game_info.get("id", ""))
-    except LookupError as exc:
+        game = engine_of(data)
+    except ReplayError as exc:
         return Verification(False, str(exc))
-    if game_info.get("version") != game.version:
-        return Verification(
-            False, f"replay is of {game.id} {game_info.get('version')}, engine is {game.version}"
-        )
     try:
-        state = _start(game, data)
+        state = start_state(game, data)
         problem = _apply(state, data["decisions"])
         if problem:
             return Verification(False, problem)
@@ -179,7 +175,21 @@ def verify(data: dict[str, Any]) -> Verification:
     )
 
 
-def _start(game: Game, data: dict[str, Any]) -> State:
+def engine_of(data: Mapping[str, Any]) -> Game:
+    """The installed engine a replay was played with; ReplayError if missing or of a version
+    other than the replay's (a different version may play the same answers differently)."""
+    try:
+        game = load_game(data["game"].get("id", ""))
+    except LookupError as exc:
+        raise ReplayError(str(exc)) from None
+    if data["game"].get("version") != game.version:
+        raise ReplayError(
+            f"replay is of {game.id} {data['game'].get('version')}, engine is {game.version}"
+        )
+    return game
+
+
+def start_state(game: Game, data: Mapping[str, Any]) -> State:
     """The state the match started from: its recorded position, or a deal from its seed."""
     if "position" in data:
         return game.load(data["position"])
@@ -213,16 +223,9 @@ def position_at(data: dict[str, Any], number: int) -> dict[str, Any]:
         raise ReplayError(
             f"--at must be 1..{len(decisions)} (the replay's decisions), got {number}"
         )
+    game = engine_of(data)
     try:
-        game = load_game(data["game"].get("id", ""))
-    except LookupError as exc:
-        raise ReplayError(str(exc)) from None
-    if data["game"].get("version") != game.version:
-        raise ReplayError(
-            f"replay is of {game.id} {data['game'].get('version')}, engine is {game.version}"
-        )
-    try:
-        state = _start(game, data)
+        state = start_state(game, data)
         problem = _apply(state, decisions[: number - 1])
         position = state.position()
     except Exception as exc:  # a corrupt replay must give a clear error, not a traceback

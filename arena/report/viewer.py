@@ -20,15 +20,14 @@ from __future__ import annotations
 
 import html
 import json
-import sys
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from arena.games import load_game
+from arena.games import load_game, packaged_text
 from arena.games.base import Game, State
-from arena.match.replay import ReplayError, _start, log_lines, read
+from arena.match.replay import ReplayError, engine_of, log_lines, read, start_state
 
 RENDERER = "render.js"
 _ASSETS = resources.files("arena.report") / "viewer"
@@ -109,14 +108,7 @@ def collect(data: Mapping[str, Any], seat: int | None = None) -> dict[str, Any]:
 
     With ``seat``, only that seat's views, events, decisions and incidents are kept.
     """
-    try:
-        game = load_game(data["game"].get("id", ""))
-    except LookupError as exc:
-        raise ReplayError(str(exc)) from None
-    if data["game"].get("version") != game.version:
-        raise ReplayError(
-            f"replay is of {game.id} {data['game'].get('version')}, engine is {game.version}"
-        )
+    game = engine_of(data)
     players = len(data["players"])
     if seat is not None and not 0 <= seat < players:
         raise ReplayError(f"--seat must be 0..{players - 1} (the replay's seats), got {seat}")
@@ -124,7 +116,7 @@ def collect(data: Mapping[str, Any], seat: int | None = None) -> dict[str, Any]:
     incidents, unplaced = _incidents(data, seats)
     try:
         options = game.resolve_options(data["game"].get("options"), players)
-        state = _start(game, data)
+        state = start_state(game, data)
         steps = _steps(state, data, seats, incidents, omniscient=seat is None)
     except ReplayError:
         raise
@@ -289,12 +281,7 @@ def _nonempty(by_seat: dict[str, list]) -> dict[str, list]:
 
 def renderer(game: Game) -> str:
     """The game's ``render.js`` beside its engine, or "" for the generic tree view."""
-    module = sys.modules[type(game).__module__]
-    package = module.__package__ or module.__name__
-    try:
-        return (resources.files(package) / RENDERER).read_text(encoding="utf-8")
-    except (FileNotFoundError, NotADirectoryError, ModuleNotFoundError):
-        return ""
+    return packaged_text(game, RENDERER) or ""
 
 
 def _script(text: str, where: str) -> str:
