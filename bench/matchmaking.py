@@ -1,9 +1,10 @@
 """What the following ladder's matchmaking buys: duplicate sets needed to order 8 bots.
 
-Eight simulated bots of known strength (skills ``gap * beta`` apart, 0.25 by default) play duplicate sets of
-``seats`` seats; in each match every seat performs its skill plus Gaussian noise of deviation
-``beta`` and is ranked by performance. Ratings are updated after every match by TrueSkill with
-the ladder's default settings, as the ladder rates. Two ways of choosing the next table:
+Eight simulated bots of known strength (skills ``gap * beta`` apart, 0.25 by default) play
+duplicate sets of ``seats`` seats; in each match every seat performs its skill plus Gaussian
+noise of deviation ``beta`` and is ranked by performance. Ratings are updated after every
+match by TrueSkill with the ladder's default settings, as the ladder rates. Two ways of
+choosing the next table:
 
 * ``round-robin``: every combination of the bots once per round, in a fresh seeded order each
   round (what a ladder file's schedule plays);

@@ -134,10 +134,20 @@ def show_cmd(
                 raise RegistryError(f"no bot named {name!r} in the registry {reg.root}")
         except RegistryError as exc:
             _fail(str(exc))
+        faults = {v.ref: reg.faults(v.ref) for v in versions}
     ratings = _ratings(ladder) if ladder is not None else {}
     for v in versions:
-        typer.echo("\n".join(_describe(v, ratings.get(v.ref))))
+        typer.echo("\n".join(_describe(v, ratings.get(v.ref)) + _faults(faults[v.ref])))
         typer.echo("")
+
+
+def _faults(faults: list[dict[str, str]]) -> list[str]:
+    """The faults that suspended a version: match, code, referee's words, stderr's last lines."""
+    lines = [f"  faults     {len(faults)} kept by the crash policy"] if faults else []
+    for f in faults:
+        lines.append(f"  - {f['ladder']} match {f['match_id']}: {f['status']} ({f['detail']})")
+        lines += [f"    | {line}" for line in f["log_tail"].strip().splitlines()[-3:]]
+    return lines
 
 
 def _describe(v: Version, rating: str | None) -> list[str]:

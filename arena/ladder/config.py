@@ -13,6 +13,7 @@ Path rule: every relative path in the file (``database``, ``replays``, ``root``,
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 import math
@@ -32,7 +33,7 @@ from arena.match.bots import BOT_NAME, TRANSPORTS, BotCommandError, BotSpec, def
 from arena.match.faults import FaultPolicy
 from arena.match.referee import Limits
 from arena.registry.gate import spec_of
-from arena.registry.store import Registry, RegistryError
+from arena.registry.store import NoActiveVersion, Registry, RegistryError
 from arena.sandbox import LEVELS, SandboxError, SandboxLimits
 from arena.sandbox import choose as choose_level
 
@@ -232,10 +233,11 @@ def load_ladder(
     level = top.attempt(lambda: _sandbox_level(top, check_bots), None)
     registry = top.attempt(lambda: base / top.get("registry", "a string", "registry"), base)
     before = len(problems)
-    bots, refs = _bots(top, root, check_bots, sandbox_limits, level, registry, game)
+    following = "follow" in data  # a registry bot with no active version waits, unscheduled
+    bots, refs = _bots(top, root, check_bots, sandbox_limits, level, registry, game, following)
     if not top.attempt(lambda: top.get("reuse", "true or false", True), True):
         bots = tuple(replace(b, reuse=False) for b in bots)  # the organiser turned reuse off
-    if seats and len(problems) == before and len(bots) < seats:
+    if seats and len(problems) == before and len(bots) < seats and not following:
         problems.append(str(top.error("bots", f"{len(bots)} bots cannot fill {seats} seats")))
     fmt, candidate = top.attempt(lambda: _format(top, bots, seats), ("round-robin", None))
     cfg = {
@@ -255,8 +257,11 @@ def load_ladder(
     }
     follow = top.attempt(lambda: _follow(top), None) if "follow" in data else None
     shown: tuple[str, ...] = ()
-    if follow is not None and refs:
-        shown, inherit = top.attempt(lambda: _earlier_versions(top, registry, refs), ((), ()))
+    given = [e["bot"] for e in data.get("bots", []) if isinstance(e, dict) and "bot" in e]
+    if follow is not None and given:
+        playing = {b.name for b in bots}
+        read = functools.partial(_earlier_versions, registry, given, playing)
+        shown, inherit = top.attempt(read, ((), ()))
         if follow.start == "inherit":
             cfg["rating"] = replace(cfg["rating"], inherit=inherit)
     if problems:
@@ -294,19 +299,21 @@ def _follow(top: _Reader) -> FollowSettings:
 
 
 def _earlier_versions(
-    top: _Reader, registry: Path, refs: tuple[tuple[str, str], ...]
+    registry: Path, given: list[str], playing: set[str]
 ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """A following ladder's earlier versions of each unpinned registry bot (shown with their
-    results, no longer scheduled), and (version, previous version) pairs for rating starts."""
+    """A following ladder's versions of each unpinned registry bot that ever played but do not
+    play now (shown with their results, not scheduled), and (version, previous version) pairs
+    for rating starts."""
     shown, inherit = [], []
+    if not (registry / "registry.db").is_file():
+        return (), ()  # said by the bot entries already
     with Registry(registry) as reg:
-        for current, given in refs:
-            if "@" in given:
+        for ref in given:
+            if not isinstance(ref, str) or "@" in ref:
                 continue
-            versions = [v.ref for v in reg.versions(given) if v.status not in _NEVER_PLAYED]
-            upto = versions[: versions.index(current) + 1] if current in versions else []
-            shown += upto[:-1]
-            inherit += list(pairwise(upto))
+            versions = [v.ref for v in reg.versions(ref) if v.status not in _NEVER_PLAYED]
+            shown += [v for v in versions if v not in playing]
+            inherit += list(pairwise(versions))
     return tuple(shown), tuple(inherit)
 
 
@@ -352,6 +359,7 @@ def _bots(
     level: str | None,
     registry: Path,
     game: Game | None,
+    following: bool = False,
 ) -> tuple[tuple[BotSpec, ...], tuple[tuple[str, str], ...]]:
     """Every bot entry checked on its own, each entry's mistakes recorded; the good ones, and
     the registry reference of each one named from the registry."""
@@ -363,7 +371,8 @@ def _bots(
     for i, entry in enumerate(entries):
         item = _Reader(top.label, entry, f"bots[{i}].", top.problems)
         if "bot" in entry:
-            spec = item.attempt(lambda item=item: _registry_bot(item, registry, limits, game), None)
+            read = functools.partial(_registry_bot, item, registry, limits, game, following)
+            spec = item.attempt(read, None)
             if spec is not None:
                 refs.append((spec.name, entry["bot"]))
         else:
@@ -387,10 +396,11 @@ def _bots(
 
 
 def _registry_bot(
-    item: _Reader, registry: Path, limits: SandboxLimits, game: Game | None
-) -> BotSpec:
+    item: _Reader, registry: Path, limits: SandboxLimits, game: Game | None, following: bool
+) -> BotSpec | None:
     """A ``bot = "alice"`` (latest active version) or ``"alice@2"`` entry: the version's own
-    command and folder, stored under its versioned name."""
+    command and folder, stored under its versioned name; None for a following ladder's bot
+    with no active version now."""
     item.only(("bot", "limits"))
     ref = item.get("bot", "a string")
     if not (registry / "registry.db").is_file():
@@ -399,6 +409,10 @@ def _registry_bot(
     try:
         with Registry(registry) as reg:
             version = reg.active(ref)
+    except NoActiveVersion as exc:
+        if following:
+            return None
+        raise item.error("bot", str(exc)) from None
     except RegistryError as exc:
         raise item.error("bot", str(exc)) from None
     games = version.manifest.games

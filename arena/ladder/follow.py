@@ -13,6 +13,12 @@ started again first completes the set it was playing (its missing rotations, by 
 match ids: nothing is played twice), then chooses exactly as it would have. The set id of a
 table's k-th set is a digest of the ladder seed, the configuration and (table, k).
 
+**Crash policy**, per registry version and per ladder: a version with ``MAX_FAULTS`` faulted
+seats, or faults in more than ``MAX_FAULT_SHARE`` of at least ``MIN_GAMES`` games, is
+``suspended`` in the registry with the reason, and its faults (match ids, codes, stderr tails)
+are kept there for ``arena bot show``. ``bot = "alice"`` then plays alice's latest version
+still active, if any; while a bot has none the runner waits and says so.
+
 Ratings of a following ladder are computed in the order matches were stored (its schedule is
 that order), with each new version starting from its previous version's mu and a fresh sigma
 (``start = "inherit"``), or from the prior (``"fresh"``).
@@ -20,12 +26,13 @@ that order), with each new version starting from its previous version's mu and a
 
 from __future__ import annotations
 
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.ladder.config import LadderConfig, load_ladder
+from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
 from arena.ladder.executor import Dispatcher, Executor, Job
 from arena.ladder.matchmaking import next_table
 from arena.ladder.ratings import MatchRecord, rate
@@ -42,7 +49,12 @@ from arena.ladder.run import (
 )
 from arena.ladder.schedule import MatchSpec, digest, duplicate_set
 from arena.ladder.store import Store
-from arena.match.referee import HOST_VOID
+from arena.match.referee import HOST_VOID, OK
+from arena.registry.store import Registry
+
+MAX_FAULTS = 10
+MAX_FAULT_SHARE = 0.5
+MIN_GAMES = 6
 
 
 def records(cfg: LadderConfig, store: Store) -> tuple[list[MatchSpec], list[MatchRecord]]:
@@ -116,9 +128,18 @@ def follow_ladder(
     check_replays(cfg.replays)
     store = Store.create(cfg.database, cfg.game.id)
     played = faults = 0
+    waiting = ""
     try:
         while not stop():
-            cfg = load_ladder(path, check_bots=True)
+            try:
+                cfg = load_ladder(path, check_bots=True)
+            except LadderConfigError as exc:  # e.g. a bot with no active version left
+                if str(exc) != waiting:
+                    print(f"arena: waiting: {exc}", file=sys.stderr, flush=True)
+                waiting = str(exc)
+                time.sleep(cfg.follow.poll_s if cfg.follow else 1.0)
+                continue
+            waiting = ""
             register(cfg, store)
             specs = next_set(cfg, store)
             if not specs:
@@ -127,6 +148,7 @@ def follow_ladder(
             played_now, faults_now = _play(cfg, executor, store, specs)
             played += played_now
             faults += faults_now
+            apply_crash_policy(cfg, store, {b for s in specs for b in s.bots})
             rerate(cfg, store)
             store.check_still_there()
             if progress is not None:
@@ -158,3 +180,23 @@ def _play(
         played += 1
         faults += sum(1 for s in result["seats"] if s["status"] != "ok")
     return played, faults
+
+
+def apply_crash_policy(cfg: LadderConfig, store: Store, seated: set[str]) -> None:
+    """Suspend every registry version of ``seated`` over the crash policy's limits."""
+    versions = {name for name, _ in cfg.refs} & seated
+    if not versions or cfg.registry is None:
+        return
+    with Registry(cfg.registry) as reg:
+        for ref in sorted(versions):
+            seats = store.seat_results(ref)
+            faults = [s for s in seats if s["status"] != OK]
+            share = len(faults) / len(seats) if seats else 0.0
+            if len(faults) >= MAX_FAULTS or (len(seats) >= MIN_GAMES and share > MAX_FAULT_SHARE):
+                codes = Counter(f["status"] for f in faults)
+                kinds = ", ".join(f"{c} x{n}" for c, n in sorted(codes.items()))
+                reason = (
+                    f"{len(faults)} faults in {len(seats)} games of ladder {cfg.name} ({kinds}); "
+                    f"limits: {MAX_FAULTS} faults, or over {MAX_FAULT_SHARE:.0%} after {MIN_GAMES}"
+                )
+                reg.suspend(ref, reason, cfg.name, faults)

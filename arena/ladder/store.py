@@ -459,6 +459,14 @@ class Store:
                 )
         return sorted(records, key=lambda m: m.position)
 
+    def seat_results(self, bot: str) -> list[dict[str, Any]]:
+        """Every stored seat ``bot`` played: match id, status, detail, stderr tail."""
+        query = (
+            "SELECT match_id, status, detail, log_tail FROM results WHERE bot = ? "
+            "ORDER BY match_id"
+        )
+        return [dict(r) for r in self.conn.execute(query, (bot,))]
+
     def stored_order(self) -> list[str]:
         """Every stored match id in the order the matches were stored."""
         return [r[0] for r in self.conn.execute("SELECT id FROM matches ORDER BY rowid")]

@@ -66,6 +66,10 @@ class RegistryError(ValueError):
     """A bot or version that is not in the registry, or a registry that cannot be used."""
 
 
+class NoActiveVersion(RegistryError):
+    """A bot with versions, none of them active (rejected, retired or suspended)."""
+
+
 @dataclass(frozen=True)
 class Version:
     """One stored version of a bot."""
@@ -177,7 +181,9 @@ class Registry:
             if not versions:
                 raise RegistryError(f"no bot named {name!r} in the registry {self.root}")
             last = versions[-1]
-            raise RegistryError(f"{name} has no active version (latest: {last.ref}, {last.status})")
+            raise NoActiveVersion(
+                f"{name} has no active version (latest: {last.ref}, {last.status})"
+            )
         return live[-1]
 
     def with_hash(self, name: str, digest: str) -> Version | None:
@@ -248,6 +254,22 @@ class Registry:
                 (*values, version.name, version.number),
             )
         return self.get(version.ref)
+
+    def suspend(self, ref: str, reason: str, ladder: str, faults: list[dict[str, str]]) -> None:
+        """Suspend ``ref`` with ``reason``, keeping the faults that did it (match id, status,
+        detail, stderr tail) for its author."""
+        now = time.time()
+        with self._transaction():
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO faults VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(ladder, f["match_id"], ref, f["status"], f["detail"], f["log_tail"], now)
+                 for f in faults],
+            )  # fmt: skip
+        self.set_status(ref, "suspended", reason)
+
+    def faults(self, ref: str) -> list[dict[str, str]]:
+        query = "SELECT * FROM faults WHERE bot = ? ORDER BY ladder, match_id"
+        return [dict(r) for r in self.conn.execute(query, (ref,))]
 
     def _transaction(self) -> contextlib.AbstractContextManager[None]:
         return _transaction(self.conn)
