@@ -99,3 +99,56 @@ def test_new_version_enters_while_it_runs_and_a_killed_runner_loses_nothing(
     assert set(games) == {"alice@1", "alice@2", "bob@1", "other"}
     for bot in games:  # the previous version's results are kept and shown
         assert games[bot] == sum(bot in r[2] for r in rows) > 0
+
+
+CRASHY_BOT = """
+import sys
+
+from protocol.bot import Bot, Turn, Welcome, run
+
+
+class Crashy(Bot):
+    def on_welcome(self, welcome: Welcome) -> None:
+        if welcome.players == 2:  # check-bot seats 3 players: it passes validation
+            print("boom: two players", file=sys.stderr, flush=True)
+            sys.exit(3)
+
+    def choose(self, turn: Turn) -> int:
+        return 0
+
+
+run(Crashy())
+"""
+
+
+def test_a_version_that_keeps_crashing_is_suspended_with_its_faults(tmp_path: Path) -> None:
+    reg = ["--registry", str(tmp_path / "registry")]
+    for folder in (
+        bot_folder(tmp_path / "alice"),
+        bot_folder(tmp_path / "crashy", name="crashy", source=CRASHY_BOT),
+    ):
+        out = arena("bot", "submit", str(folder), "--check-games", "1", *reg)
+        assert out.returncode == 0, out.stderr
+    ladder = tmp_path / "crash.toml"
+    ladder.write_text(
+        'game = "happy_mochi"\nseats = 2\nregistry = "registry"\n[follow]\npoll_s = 0.2\n'
+        '[options]\nmax_rounds = 1\n[[bots]]\nbot = "alice"\n[[bots]]\nbot = "crashy"\n'
+    )
+    runner = _start(ladder)
+    try:
+
+        def suspended() -> bool:
+            shown = arena("bot", "show", "crashy@1", *reg).stdout
+            return shown.startswith("crashy@1: suspended")
+
+        _wait(suspended, "crashy@1 suspended")
+    finally:
+        os.killpg(runner.pid, signal.SIGKILL)
+        runner.wait()
+    shown = arena("bot", "show", "crashy", *reg).stdout
+    assert "crashed" in shown and "games of ladder crash" in shown
+    crashed = [r[0] for r in _rows(tmp_path / "crash.db") if "crashy@1" in r[2]]
+    assert len(crashed) >= 6  # MIN_GAMES, every one a fault
+    for match_id in crashed:
+        assert f"match {match_id}: crashed" in shown
+    assert "| boom: two players" in shown
