@@ -169,7 +169,7 @@ def _play(test: _Test, store: Store, executor: Executor, progress: Progress | No
 
 def _void(store: Store, dispatcher: Dispatcher, job: Job, result: dict, spec: MatchSpec) -> None:
     """Record a void attempt and retry it, as a ladder run does; stop when it stays void."""
-    blame = ladder._blame(result, job)
+    blame = ladder.void_blame(result, job)
     store.record_void(job.key, job.attempt, result["void"], spec.bots, blame)
     if blame == "host":
         raise ladder.HostFailure(f"the test stopped: {result['void']}; nothing was stored for it")
