@@ -54,6 +54,7 @@ def simulate(policy: str, run: int, seats: int, gap: float, max_sets: int) -> li
     skill = {n: (BOTS - i) * gap * settings.beta for i, n in enumerate(names)}
     ratings = {n: env.create_rating() for n in names}
     sets_played = dict.fromkeys(names, 0)
+    table_sets: dict[tuple[str, ...], int] = {}
     every = list(combinations(names, seats))
     queue: list[tuple[str, ...]] = []
     ordered = []
@@ -64,7 +65,8 @@ def simulate(policy: str, run: int, seats: int, gap: float, max_sets: int) -> li
             table = queue.pop()
         else:
             current = {n: (r.mu, r.sigma) for n, r in ratings.items()}
-            table = next_table(names, seats, current, sets_played, settings.beta, placement=1)
+            table = next_table(names, seats, current, sets_played, settings.beta, 1, table_sets)
+            table_sets[table] = table_sets.get(table, 0) + 1
         for rotation in range(seats):
             seated = table[rotation:] + table[:rotation]
             perf = [skill[n] + rng.gauss(0, settings.beta) for n in seated]

@@ -99,6 +99,7 @@ def next_set(cfg: LadderConfig, store: Store) -> list[MatchSpec]:
         return []
     ratings, _ = rate(stored, cfg.rating, cfg.bot_names)
     sets_played = Counter(b for done in by_set.values() for b in done[0].table)
+    table_sets = Counter(done[0].table for done in by_set.values())
     table = next_table(
         sorted(playing),
         cfg.seats,
@@ -106,8 +107,9 @@ def next_set(cfg: LadderConfig, store: Store) -> list[MatchSpec]:
         sets_played,
         cfg.rating.beta,
         cfg.follow.placement if cfg.follow else 0,
+        table_sets,
     )
-    k = sum(1 for done in by_set.values() if done[0].table == table)
+    k = table_sets[table]
     set_id = digest("follow", cfg.seed, cfg.fingerprint(), "\x1e".join(table), k)[:16]
     return duplicate_set(set_id, table, k, 0)
 

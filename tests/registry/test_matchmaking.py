@@ -50,3 +50,16 @@ def test_a_new_version_inherits_its_previous_mu_with_sigma_reset() -> None:
     # alice@2 lost its one match from alice@1's mu: still far above a fresh start that lost
     assert started["alice@2"].mu > anew["alice@2"].mu + 3
     assert started["alice@1"] == before["alice@1"]
+
+
+def test_every_table_is_played_once_before_any_is_played_again() -> None:
+    ratings = {"a": (30.0, 1.0), "b": (20.0, 4.0), "c": (20.5, 4.0), "d": (5.0, 1.0)}
+    played = dict.fromkeys(ratings, 5)
+    counts = {("b", "c"): 1}
+    chosen = next_table(sorted(ratings), 2, ratings, played, BETA, 1, counts)
+    assert chosen != ("b", "c")
+    seen = dict(counts)
+    for _ in range(5):
+        table = next_table(sorted(ratings), 2, ratings, played, BETA, 1, seen)
+        seen[table] = seen.get(table, 0) + 1
+    assert sorted(seen.values()) == [1] * 6  # all 6 pairs once, none twice
