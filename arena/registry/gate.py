@@ -31,7 +31,7 @@ from arena.match.referee import HOST_VOID
 from arena.registry.content import MAX_BYTES, MAX_FILES, seal, snapshot, unseal
 from arena.registry.manifest import Manifest, pick
 from arena.registry.store import Registry, Version
-from arena.sandbox import HostError, SandboxLimits, bot_environment, launch
+from arena.sandbox import HostError, SandboxError, SandboxLimits, bot_environment, launch
 
 BUILD_TIMEOUT_S = 600.0
 BUILD_LIMITS = SandboxLimits(memory_mb=2048, cpu_s=600, cpus=1, file_mb=256, tmp_mb=512)
@@ -120,7 +120,7 @@ def build(registry: Registry, version: Version) -> tuple[bool, str]:
         try:
             proc = launch(argv, cwd=version.folder, env=env, log_path=log_path,
                           limits=BUILD_LIMITS, writable=version.folder)  # fmt: skip
-        except HostError as exc:
+        except (HostError, SandboxError) as exc:
             message = f"{version.ref}: this machine could not start its build: {exc}"
             raise GateHostError(message) from None
         try:
