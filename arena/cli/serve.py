@@ -12,6 +12,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from arena.ladder.config import LadderConfigError
+from arena.ladder.store import StorageError, Store, StoreError
 from arena.web.accounts import AccountError, Accounts
 from arena.web.competition import load_competition
 
@@ -56,6 +57,11 @@ def serve(
         typer.echo(f"author {add_author} created; their token (shown only this once):")
         typer.echo(token)
         return
+    if not no_ladder:
+        try:  # in use by another server, or not writable: said before anything listens
+            Store.create(comp.database, str(comp.data["game"])).close()
+        except (StoreError, StorageError) as exc:
+            _fail(str(exc))
     import uvicorn
 
     from arena.web.app import create_app

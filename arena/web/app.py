@@ -163,6 +163,9 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         if run_ladder:
+            # The database made before the first request, so a page never reads a half-made
+            # one; a second server of the same competition stops here (the store's lock).
+            Store.create(competition.database, str(competition.data["game"])).close()
             runner.start()
         yield
         runner.stop()
@@ -178,6 +181,7 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
             Route("/queue", queue),
             Route("/matches/{match_id}", match_page),
             Route("/matches/{match_id}/replay.json", replay_download),
+            Route("/favicon.ico", _no_icon),
         ],
         exception_handlers={Refused: _refused},  # type: ignore[dict-item]
         lifespan=lifespan,
@@ -185,6 +189,10 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
     app.state.runner = runner
     app.state.accounts = accounts
     return app
+
+
+async def _no_icon(_request: Request) -> Response:
+    return Response(status_code=204)
 
 
 async def _refused(_request: Request, exc: Refused) -> Response:

@@ -1,0 +1,263 @@
+"""The competition server end to end: real HTTP requests into the real app, real submissions
+through the registry's gate, real matches played by the background ladder into a real SQLite
+file; pages in chromium against a real ``arena serve`` process; SIGKILL and restart."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+from starlette.testclient import TestClient
+
+from arena.ladder.store import Store
+from arena.web.accounts import Accounts
+from arena.web.app import create_app
+from arena.web.competition import Competition, load_competition
+from tests.web.competitions import ROOT, bot_archive, write_competition
+
+ARENA = str(Path(sys.executable).parent / "arena")
+HOSTILE_TEXT = '<img src=x onerror="window.pwned=1"><script>window.pwned=1</script>'
+
+
+def chatty(secret: str) -> str:
+    """A bot that plays the first option and writes ``secret`` to its stderr every turn."""
+    return (
+        "import sys\n"
+        "from protocol.bot import Bot, Turn, run\n\n\n"
+        "class Chatty(Bot):\n"
+        "    def choose(self, turn: Turn) -> int:\n"
+        f"        print({secret!r}, file=sys.stderr, flush=True)\n"
+        "        return 0\n\n\n"
+        "run(Chatty())\n"
+    )
+
+
+def _author(competition: Competition, name: str) -> dict[str, str]:
+    accounts = Accounts(competition.server.accounts)
+    try:
+        return {"Authorization": f"Bearer {accounts.add_author(name)}"}
+    finally:
+        accounts.close()
+
+
+def _until(check: Callable[[], Any], timeout: float = 240, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _games(client: TestClient) -> dict[str, int]:
+    return {b["bot"]: b["games"] for b in client.get("/api/standings").json()["bots"]}
+
+
+def test_submit_reject_place_rate_and_keep_each_authors_logs_private(tmp_path: Path) -> None:
+    competition = load_competition(write_competition(tmp_path / "comp", house=2))
+    alice, bob = _author(competition, "alice"), _author(competition, "bob")
+    with TestClient(create_app(competition)) as client:
+        assert client.get("/api/standings").json() == {"stored": 0, "bots": []}
+        assert client.get("/api/queue").json()["status"].startswith("waiting")
+
+        broken = bot_archive(tmp_path / "broken", "alice", build="echo compiling; exit 3")
+        response = client.post("/api/bots", content=broken, headers=alice)
+        assert response.status_code == 201
+        rejected = response.json()
+        assert (rejected["version"], rejected["status"]) == ("alice@1", "rejected")
+        assert "compiling" in rejected["build_log"]
+        assert "exit status 3" in rejected["reason"]
+
+        body = bot_archive(tmp_path / "alice", "alice", chatty("SECRET-alice"))
+        response = client.post("/api/bots", content=body, headers=alice)
+        assert (response.status_code, response.json()["status"]) == (201, "active")
+        assert "check-bot: ok" in response.json()["validation"]
+        again = client.post("/api/bots", content=body, headers=alice).json()
+        assert (again["new"], again["version"]) == (False, "alice@2")
+
+        # Placed and rated: 3 bots for 3 seats, one table, one duplicate set of 3 matches.
+        _until(lambda: _games(client).get("alice@2") == 3, what="alice@2's matches")
+        standings = client.get("/api/standings").json()
+        assert standings["stored"] == 3
+        assert sorted(b["bot"] for b in standings["bots"]) == [
+            "alice@2", "house-greedy", "house-random",
+        ]  # fmt: skip
+
+        response = client.post(
+            "/api/bots", content=bot_archive(tmp_path / "bob", "bob", chatty("SECRET-bob")),
+            headers=bob,
+        )  # fmt: skip
+        assert response.json()["status"] == "active"
+        # Standings update: 4 bots make 4 tables of 3, 12 matches in all.
+        _until(lambda: client.get("/api/standings").json()["stored"] == 12, what="12 matches")
+        assert _games(client)["bob@1"] == 9
+        _until(lambda: client.get("/api/queue").json()["status"] == "idle", what="idle")
+
+        mine = {who: client.get("/api/bots/mine", headers=h).json()
+                for who, h in (("alice", alice), ("bob", bob))}  # fmt: skip
+    for who, other in (("alice", "bob"), ("bob", "alice")):
+        text = json.dumps(mine[who])
+        assert f"SECRET-{who}" in text
+        assert f"SECRET-{other}" not in text
+        assert mine[who]["matches"], f"{who} sees their matches"
+        for match in mine[who]["matches"]:
+            for seat in match["seats"]:
+                own = seat["bot"].startswith(f"{who}@")
+                assert ("log_tail" in seat) == own, (who, seat)
+                if own:
+                    assert f"SECRET-{who}" in seat["log_tail"]
+    assert [v["version"] for v in mine["alice"]["versions"]] == ["alice@1", "alice@2"]
+    assert len(mine["bob"]["matches"]) == 9
+    assert len(mine["alice"]["matches"]) == 9  # 3 tables of alice@2's 4 with bob
+
+
+def test_public_pages_replays_and_what_they_hide(tmp_path: Path) -> None:
+    competition = load_competition(write_competition(tmp_path / "comp", house=2))
+    alice = _author(competition, "alice")
+    with TestClient(create_app(competition)) as client:
+        body = bot_archive(tmp_path / "alice", "alice", chatty("SECRET-alice"))
+        folder = tmp_path / "alice"
+        manifest = (folder / "arena-bot.toml").read_text()
+        (folder / "arena-bot.toml").write_text(
+            manifest.replace('language = "python"', f"language = {json.dumps(HOSTILE_TEXT)}")
+        )
+        from arena.web.client import pack
+
+        body = pack(folder)
+        assert client.post("/api/bots", content=body, headers=alice).json()["status"] == "active"
+        _until(lambda: _games(client).get("alice@1") == 3, what="alice@1's matches")
+        _until(lambda: client.get("/api/queue").json()["status"] == "idle", what="idle")
+        index = client.get("/")
+        assert index.status_code == 200
+        assert "alice@1" in index.text
+        assert "<svg" in index.text  # the rating history
+        bot_page = client.get("/bots/alice@1")
+        assert bot_page.status_code == 200
+        assert HOSTILE_TEXT not in bot_page.text
+        assert "&lt;img src=x" in bot_page.text
+        queue = client.get("/api/queue").json()
+        assert len(queue["done_today"]) == 3
+        assert queue["waiting"] == []
+        match_id = queue["done_today"][0]
+        replay = client.get(f"/matches/{match_id}/replay.json")
+        assert replay.status_code == 200
+        assert "attachment" in replay.headers["content-disposition"]
+        data = replay.json()
+        assert data["match"] == match_id
+        assert "SECRET" not in replay.text
+        assert all("log_tail" not in r and "incidents" not in r for r in data["result"])
+        viewer = client.get(f"/matches/{match_id}")
+        assert viewer.status_code == 200
+        assert "SECRET" not in viewer.text
+        assert client.get(f"/matches/{match_id}?seat=1").status_code == 200
+        assert client.get("/matches/nope").status_code == 404
+        assert client.get("/matches/nope/replay.json").status_code == 404
+        assert client.get("/bots/nobody").status_code == 404
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Callable[[Path], tuple[subprocess.Popen, str]]]:
+    """Start ``arena serve`` on a competition file, as its own process group, on a free port;
+    the process and its URL. Every server started is killed at the end."""
+    started: list[subprocess.Popen] = []
+
+    def start(path: Path) -> tuple[subprocess.Popen, str]:
+        port = _free_port()
+        log = (tmp_path / f"serve-{len(started)}.log").open("w")
+        argv = [ARENA, "serve", str(path), "--port", str(port)]
+        proc = subprocess.Popen(
+            argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        started.append(proc)
+        url = f"http://127.0.0.1:{port}"
+        _until(lambda: _answers(url), timeout=60, what="the server to answer")
+        return proc, url
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/api/queue", timeout=5):
+            return True
+    except OSError:
+        return False
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def test_sigkill_while_matches_run_then_restart_counts_no_match_twice(
+    tmp_path: Path, served: Callable[[Path], tuple[subprocess.Popen, str]]
+) -> None:
+    killed = write_competition(tmp_path / "killed", house=3, rounds=2)
+    calm = write_competition(tmp_path / "calm", house=3, rounds=2)
+    proc, url = served(killed)
+    _until(lambda: _get(url + "/api/standings")["stored"] >= 1, what="a first match stored")
+    os.kill(proc.pid, signal.SIGKILL)  # the server alone: its workers must die with it
+    proc.wait()
+    database = killed.parent / "test-open.db"
+    before = _stored(database)
+    assert 1 <= len(before) < 6, "killed while matches were still to play"
+    _, url = served(killed)
+    _until(lambda: _get(url + "/api/queue")["status"] == "idle", what="the restarted ladder")
+    killed_standings = _get(url + "/api/standings")
+    _, url = served(calm)
+    _until(lambda: _get(url + "/api/queue")["status"] == "idle", what="the calm ladder")
+    calm_standings = _get(url + "/api/standings")
+    after = _stored(database)
+    assert len(after) == len(set(after)) == 6  # 3 bots, 1 table, 2 rounds x 3 rotations
+    assert set(before) <= set(after)
+    assert killed_standings == calm_standings
+
+
+def _stored(database: Path) -> list[str]:
+    store = Store.read(database, "happy_mochi")
+    try:
+        return [r[0] for r in store.conn.execute("SELECT id FROM matches")]
+    finally:
+        store.close()
+
+
+def test_the_standings_page_in_a_browser(
+    tmp_path: Path, page: Page, served: Callable[[Path], tuple[subprocess.Popen, str]]
+) -> None:
+    path = write_competition(tmp_path / "comp", house=3)
+    _, url = served(path)
+    _until(lambda: _get(url + "/api/queue")["status"] == "idle", what="the ladder")
+    page.goto(url + "/")
+    rows = page.locator("#standings tbody tr")
+    assert rows.count() == 3
+    assert "house-greedy" in page.locator("#standings").inner_text()
+    page.click("text=house-greedy")
+    assert page.locator("h1").inner_text() == "house-greedy"
+    page.click("text=queue")
+    assert "ladder: idle" in page.locator("#runner").inner_text()
+    match_id = _get(url + "/api/queue")["done_today"][0]
+    page.goto(f"{url}/matches/{match_id}?seat=0")
+    page.wait_for_selector("#viewer *")
+    assert f"match {match_id} · seat 0 (house-" in page.locator("h1").inner_text()
