@@ -41,10 +41,10 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# One table of throughput figures, each beside its floor (bench/throughput.py; a few minutes).
+# The other scripts in bench/ measure one part each and run on their own.
 bench: $(STAMP)
-	$(PY) bench/engines.py
-	$(PY) bench/transport.py
-	$(PY) bench/stats.py
+	$(PY) bench/throughput.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache replays sample_bots/node/node_modules sample_bots/cpp/build

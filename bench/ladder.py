@@ -24,7 +24,7 @@ import platform
 import sqlite3
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,20 +33,22 @@ from tabulate import tabulate
 from arena.ladder import run as ladder
 from arena.ladder import store
 from arena.ladder.config import load_ladder
-from arena.ladder.executor import LocalExecutor
+from arena.ladder.executor import Executor, LocalExecutor
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results" / "ladder.json"
 BOTS = 4
 
 
-def ladder_file(folder: Path, rounds: int) -> Path:
-    """4 random bots, 2 seats: 6 tables x 2 rotations per round."""
+def ladder_file(folder: Path, rounds: int, settings: Sequence[str] = ()) -> Path:
+    """4 random bots, 2 seats: 6 tables x 2 rotations per round; ``settings`` are extra
+    top-level lines of the ladder file."""
     lines = [
         'game = "happy_mochi"',
         "seats = 2",
         f"rounds = {rounds}",
         f"root = {json.dumps(str(ROOT))}",
+        *settings,
         "[options]",
         "max_rounds = 1",
         "max_turns_per_round = 1",
@@ -81,7 +83,13 @@ class Timer:
         return timed
 
 
-def measure(workers: int, rounds: int) -> dict[str, Any]:
+def measure(
+    workers: int,
+    rounds: int,
+    settings: Sequence[str] = (),
+    executor: Callable[[], Executor] | None = None,
+) -> dict[str, Any]:
+    """Run the ladder on ``executor()`` (default: ``workers`` local worker processes)."""
     timer = Timer()
     originals = (ladder.schedule_of, ladder.rerate, store.Store.record_match)
     ladder.schedule_of = timer.wrap(ladder.schedule_of)
@@ -89,10 +97,10 @@ def measure(workers: int, rounds: int) -> dict[str, Any]:
     store.Store.record_match = timer.wrap(store.Store.record_match)
     try:
         with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-            cfg = load_ladder(ladder_file(Path(tmp), rounds))
+            cfg = load_ladder(ladder_file(Path(tmp), rounds, settings))
             started = time.perf_counter()
-            with LocalExecutor(workers) as executor:
-                summary = ladder.run_ladder(cfg, executor)
+            with executor() if executor else LocalExecutor(workers) as running:
+                summary = ladder.run_ladder(cfg, running)
             wall = time.perf_counter() - started
             with sqlite3.connect(cfg.database) as conn:
                 referee_ms = conn.execute("SELECT SUM(duration_ms) FROM matches").fetchone()[0]

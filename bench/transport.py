@@ -41,21 +41,7 @@ from protocol import codec, messages
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results" / "transport.json"
 
-_PEER = """
-import sys, zmq
-from protocol import codec, messages
-ctx = zmq.Context(); sock = ctx.socket(zmq.DEALER); sock.connect(sys.argv[1])
-decode = sys.argv[2] == "codec"
-sock.send(b"ready")
-while True:
-    data = sock.recv()
-    if data == b"stop":
-        break
-    if decode:
-        msg = codec.decode(data)
-        data = codec.encode(messages.action(msg["seq"], 0))
-    sock.send(data)
-"""
+PEER = Path(__file__).with_name("raw_peer.py")  # echo, codec or msgpack: see its docstring
 
 
 _PIPE_PEER = """
@@ -133,7 +119,7 @@ def raw_zmq_round_trips(mode: str, payload: bytes, count: int) -> list[float]:
         router.setsockopt(zmq.LINGER, 0)
         endpoint = f"ipc://{tmp}/raw.sock"
         router.bind(endpoint)
-        peer = subprocess.Popen([sys.executable, "-c", _PEER, endpoint, mode], cwd=ROOT)
+        peer = subprocess.Popen([sys.executable, str(PEER), endpoint, mode], cwd=ROOT)
         identity, _ = router.recv_multipart()
 
         def round_trip() -> None:

@@ -1,0 +1,284 @@
+"""Throughput near the physical limit: every figure of issue 17 beside its floor, in one table.
+
+Each figure is measured in the same run as its floor, one right after the other, so that the
+ratio holds on a loaded machine where absolute times do not; the 1-minute load average is
+printed beside each row. The figures:
+
+* decision: the referee's round trip (``turn`` sent to ``action`` read, as its replay records
+  it) in full Happy Mochi matches of random Python bots, against a raw ROUTER/DEALER round trip
+  of the same turn bytes to a peer that unpacks them with plain msgpack and answers an action;
+* match: the wall time of a short match (2 seats, one turn) with fresh bot processes, against
+  the bare cost of starting the same bots at the same sandbox level: launch, their hello read
+  on a raw socket, a fatal ``error`` so that they leave, their exit;
+* reuse: matches per second of a ladder of short matches between random bots with reusable
+  processes, against the same ladder with reuse turned off (a fresh process per seat and match);
+* workers: 2 local workers against 1, and a Dask cluster of 2 local workers against 2 local
+  workers, on that ladder (the bots use little CPU: the referee's work is what scales).
+
+    python bench/throughput.py [--quick]
+
+Prints the table and saves bench/results/throughput.json. ``make bench`` runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import ladder as ladder_bench
+import transport
+import zmq
+from tabulate import tabulate
+
+from arena import sandbox
+from arena.games import load_game
+from arena.ladder.executor import DaskExecutor
+from arena.match.bots import BotSpec, parse_bot
+from arena.match.referee import play_match
+from protocol import codec, messages
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).parent / "results" / "throughput.json"
+SHORT = {"max_rounds": 1, "max_turns_per_round": 1}  # a match of two decisions
+REUSE_OFF = ["reuse = false"]
+
+
+def load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+def row(
+    what: str, figure: float, floor_what: str, floor: float, unit: str, goal: str
+) -> dict[str, Any]:
+    """One line of the table: ``ratio`` is figure / floor, ``goal`` the bound it must meet
+    (none: a figure shown to explain another)."""
+    ratio = figure / floor
+    bound = float(goal[2:] or "nan")
+    met = ratio <= bound if goal.startswith("<=") else ratio >= bound if goal else None
+    return {
+        "figure": what,
+        "value": round(figure, 1),
+        "floor": floor_what,
+        "floor_value": round(floor, 1),
+        "unit": unit,
+        "ratio": round(ratio, 2),
+        "goal": goal,
+        "met": met,
+        "load_1min": load(),
+    }
+
+
+def sandboxed_round_trips(payload: bytes, count: int, level: str) -> list[float]:
+    """The raw msgpack floor with its peer started like a bot: in the sandbox at ``level``."""
+    with sandbox.match_directory() as tmp:
+        ctx = zmq.Context()
+        router = ctx.socket(zmq.ROUTER)
+        router.setsockopt(zmq.LINGER, 0)
+        path = Path(tmp) / "raw.sock"
+        router.bind(f"ipc://{path}")
+        peer = sandbox.launch(
+            [sys.executable, str(transport.PEER), f"ipc://{path}", "msgpack"],
+            cwd=ROOT,
+            env=sandbox.bot_environment({}),
+            log_path=Path(tmp) / "raw.log",
+            socket_path=path,
+            level=level,
+        )
+        identity, _ = router.recv_multipart()
+
+        def round_trip() -> None:
+            router.send_multipart([identity, payload])
+            router.recv_multipart()
+
+        times = transport.timed(count, round_trip)
+        peer.kill()
+        router.close()
+        ctx.term()
+    return times
+
+
+def decisions(round_trips: int, matches: int) -> list[dict[str, Any]]:
+    """The referee against the raw floor with its peer in the bots' sandbox (what the referee
+    could reach with sandboxed bots); and what the sandbox itself costs per round trip."""
+    payload, level = codec.encode(transport.sample_turn()), sandbox.choose(None)
+    bare = transport.raw_zmq_round_trips("msgpack", payload, round_trips)
+    boxed = sandboxed_round_trips(payload, round_trips, level)
+    trips, _ = transport.referee_decisions("zmq", matches)
+    return [
+        row(
+            f"referee round trip per decision (zmq, {level})",
+            statistics.median(trips),
+            f"raw ROUTER/DEALER, peer ({level}) unpacks with plain msgpack",
+            statistics.median(boxed),
+            "us",
+            "<= 1.5",
+        ),
+        row(
+            f"raw round trip, peer in the sandbox ({level})",
+            statistics.median(boxed),
+            "the same, peer not sandboxed",
+            statistics.median(bare),
+            "us",
+            "",
+        ),
+    ]
+
+
+def short_bots() -> list[BotSpec]:
+    return [
+        parse_bot(f"r{i}=python sample_bots/python/random_bot.py --seed {i}", ROOT)
+        for i in range(2)
+    ]
+
+
+def bare_start(bots: list[BotSpec], level: str) -> float:
+    """Seconds to start ``bots`` in the sandbox, read their hello and see them leave."""
+    started = time.perf_counter()
+    with sandbox.match_directory() as tmp:
+        ctx = zmq.Context()
+        routers, procs = [], []
+        for i, bot in enumerate(bots):
+            router = ctx.socket(zmq.ROUTER)
+            router.setsockopt(zmq.LINGER, 0)
+            path = Path(tmp) / f"seat{i}.sock"
+            router.bind(f"ipc://{path}")
+            env = {
+                "ARENA_ENDPOINT": f"ipc://{path}",
+                "ARENA_TRANSPORT": "zmq",
+                "ARENA_TOKEN": "bench",
+                "ARENA_BOT_NAME": bot.name,
+                "ARENA_SEAT": str(i),
+            }
+            procs.append(
+                sandbox.launch(
+                    bot.argv(),
+                    cwd=bot.cwd,
+                    env=sandbox.bot_environment(env),
+                    log_path=Path(tmp) / f"seat{i}.log",
+                    socket_path=path,
+                    level=level,
+                )
+            )
+            routers.append(router)
+        leave = codec.encode(messages.error("internal", "bench: leave", fatal=True))
+        for router in routers:
+            identity, _hello = router.recv_multipart()
+            router.send_multipart([identity, leave])
+        for proc in procs:
+            proc.popen.wait()
+            proc.kill()
+        for router in routers:
+            router.close()
+        ctx.term()
+    return time.perf_counter() - started
+
+
+def match_start(matches: int) -> dict[str, Any]:
+    """Alternate bare starts and matches, so that load drifts hit both alike."""
+    game, bots, level = load_game("happy_mochi"), short_bots(), sandbox.choose(None)
+    bare, played = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in range(matches):
+            bare.append(bare_start(bots, level))
+            started = time.perf_counter()
+            result = play_match(game, bots, seed, SHORT, replay_path=Path(tmp) / f"{seed}.json")
+            played.append(time.perf_counter() - started)
+            assert result.void is None and all(s.status == "ok" for s in result.seats), result
+    return row(
+        f"match with fresh processes, 2 seats, 2 decisions ({level})",
+        statistics.median(played) * 1000,
+        f"bare start of the same 2 bots ({level}): launch, hello, leave",
+        statistics.median(bare) * 1000,
+        "ms",
+        "<= 1.2",
+    )
+
+
+def ladder_rate(workers: int, rounds: int, settings: list[str], executor: Any = None) -> float:
+    return ladder_bench.measure(workers, rounds, settings, executor)["matches_per_s"]
+
+
+def dask_cluster(workers: int) -> Callable[[], DaskExecutor]:
+    """An executor factory over a fresh local Dask cluster (closed by the returned object)."""
+    from dask.distributed import LocalCluster
+
+    cluster = LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+
+    def make() -> DaskExecutor:
+        return DaskExecutor(cluster.scheduler_address)
+
+    make.cluster = cluster  # type: ignore[attr-defined]
+    return make
+
+
+def ladders(fresh_rounds: int, reuse_rounds: int) -> list[dict[str, Any]]:
+    """Reuse against fresh processes, then the reuse ladder on 2 local workers and on Dask.
+
+    Without reuse every match costs the same, so a short ladder gives the rate; with reuse the
+    first match of each process pays its start (4 bots x 2 rotations per worker), so its ladder
+    is long enough for that to be amortised, as in real use.
+    """
+    fresh = ladder_rate(1, fresh_rounds, REUSE_OFF)
+    one = ladder_rate(1, reuse_rounds, [])
+    two = ladder_rate(2, reuse_rounds, [])
+    make = dask_cluster(2)
+    try:
+        dask = ladder_rate(2, reuse_rounds, [], make)
+    finally:
+        make.cluster.close()  # type: ignore[attr-defined]
+    per_s = "matches/s"
+    return [
+        row("ladder of short matches, reusable processes, 1 worker", one,
+            "the same ladder with reuse off (a fresh process per seat and match)", fresh,
+            per_s, ">= 10"),
+        row("the same ladder with reuse, 2 local workers", two, "1 local worker", one, per_s,
+            ">= 1.7"),
+        row("the same ladder with reuse, Dask cluster of 2 local workers", dask,
+            "2 local workers", two, per_s, ">= 0.9"),
+    ]  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer samples (a smoke test)")
+    args = parser.parse_args()
+    os.chdir(ROOT)
+    scale = 1 if args.quick else 4
+    rows = [
+        *decisions(round_trips=500 * scale, matches=scale),
+        match_start(matches=5 * scale),
+        *ladders(fresh_rounds=scale // 2 + 1, reuse_rounds=4 * scale),
+    ]
+    shown = [
+        [r["figure"], f"{r['value']} {r['unit']}", r["floor"], r["floor_value"], r["ratio"],
+         r["goal"], {True: "yes", False: "NO", None: ""}[r["met"]], r["load_1min"]]
+        for r in rows
+    ]  # fmt: skip
+    headers = ["figure", "value", "floor", "floor value", "ratio", "goal", "met", "load"]
+    print(tabulate(shown, headers=headers))
+    meta = {
+        "python": platform.python_version(),
+        "zmq": zmq.zmq_version(),
+        "cpus": os.cpu_count(),
+        "sandbox": sandbox.choose(None),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "quick": args.quick,
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
+    print(f"saved {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
