@@ -77,23 +77,33 @@ def row(
     }
 
 
-def sandboxed_round_trips(payload: bytes, count: int, level: str) -> list[float]:
-    """The raw msgpack floor with its peer started like a bot: in the sandbox at ``level``."""
+RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
+
+
+def sandboxed_round_trips(payload: bytes, count: int, level: str, sdk: bool) -> list[float]:
+    """Raw round trips to a peer started like a bot, in the sandbox at ``level``: the raw
+    msgpack peer, or (``sdk``) the random bot on the Python SDK, welcomed once."""
     with sandbox.match_directory() as tmp:
         ctx = zmq.Context()
         router = ctx.socket(zmq.ROUTER)
         router.setsockopt(zmq.LINGER, 0)
         path = Path(tmp) / "raw.sock"
-        router.bind(f"ipc://{path}")
+        endpoint = f"ipc://{path}"
+        router.bind(endpoint)
+        argv = [str(RANDOM_BOT)] if sdk else [str(transport.PEER), endpoint, "msgpack"]
+        env = {"ARENA_ENDPOINT": endpoint, "ARENA_TOKEN": "bench", "ARENA_TRANSPORT": "zmq"}
         peer = sandbox.launch(
-            [sys.executable, str(transport.PEER), f"ipc://{path}", "msgpack"],
+            [sys.executable, *argv],
             cwd=ROOT,
-            env=sandbox.bot_environment({}),
+            env=sandbox.bot_environment(env),
             log_path=Path(tmp) / "raw.log",
             socket_path=path,
             level=level,
         )
         identity, _ = router.recv_multipart()
+        if sdk:
+            welcome = messages.welcome("bench", 0, 3, {}, {})
+            router.send_multipart([identity, codec.encode(welcome)])
 
         def round_trip() -> None:
             router.send_multipart([identity, payload])
@@ -108,10 +118,11 @@ def sandboxed_round_trips(payload: bytes, count: int, level: str) -> list[float]
 
 def decisions(round_trips: int, matches: int) -> list[dict[str, Any]]:
     """The referee against the raw floor with its peer in the bots' sandbox (what the referee
-    could reach with sandboxed bots); and what the sandbox itself costs per round trip."""
+    could reach with sandboxed bots); what the sandbox and the SDK cost per round trip."""
     payload, level = codec.encode(transport.sample_turn()), sandbox.choose(None)
     bare = transport.raw_zmq_round_trips("msgpack", payload, round_trips)
-    boxed = sandboxed_round_trips(payload, round_trips, level)
+    boxed = sandboxed_round_trips(payload, round_trips, level, sdk=False)
+    sdk = sandboxed_round_trips(payload, round_trips, level, sdk=True)
     trips, _ = transport.referee_decisions("zmq", matches)
     return [
         row(
@@ -127,6 +138,14 @@ def decisions(round_trips: int, matches: int) -> list[dict[str, Any]]:
             statistics.median(boxed),
             "the same, peer not sandboxed",
             statistics.median(bare),
+            "us",
+            "",
+        ),
+        row(
+            f"raw round trip, peer: the random bot on the SDK ({level})",
+            statistics.median(sdk),
+            f"raw, peer ({level}) unpacks with plain msgpack",
+            statistics.median(boxed),
             "us",
             "",
         ),

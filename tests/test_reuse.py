@@ -9,6 +9,7 @@ many matches it has played.
 from __future__ import annotations
 
 import shutil
+import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from arena.match.bots import BotSpec, parse_bot
 from arena.match.pool import BotPool
 from arena.match.referee import Limits, MatchResult, play_match
 from arena.match.replay import read, strip_timing, verify
+from tests.ladder.helpers import ARENA, arena, stored_count, write_ladder
 from tests.procs import leftovers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -164,3 +166,33 @@ def test_without_a_pool_a_bot_that_offers_reuse_plays_one_match(folder: Path) ->
     result = play_match(GAME, bots, 0, SHORT, LIMITS)
     assert_clean(result)
     assert leftovers(folder) == []
+
+
+def test_a_ladder_killed_mid_run_leaves_no_kept_process_and_resumes(tmp_path: Path) -> None:
+    """SIGKILL of the runner while its worker keeps bot processes: its worker takes every kept
+    process along, and the same command plays the rest."""
+    path = write_ladder(tmp_path, rounds=4, own_bot_copy=True)  # 3 tables x 2 rotations x 4
+    bots = path.parent / "bots"
+    runner = subprocess.Popen(
+        [ARENA, "ladder", "run", str(path), "--workers", "1", "--quiet"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    db = path.with_suffix(".db")
+    deadline = time.monotonic() + 120
+    while stored_count(db) < 8 and runner.poll() is None:  # past the first uses of each lane
+        assert time.monotonic() < deadline, "the ladder stored too few matches"
+        time.sleep(0.02)
+    assert leftovers(bots), "kept processes wait between matches"
+    runner.kill()
+    runner.wait()
+    deadline = time.monotonic() + 15
+    while leftovers(bots) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert leftovers(bots) == [], "no kept process may outlive its runner"
+    stored = stored_count(db)
+    assert 8 <= stored < 24, "the run must be stopped half-way"
+    out = arena("ladder", "run", str(path), "--workers", "1", "--quiet")
+    assert out.returncode == 0, out.stderr
+    assert stored_count(db) == 24
