@@ -119,13 +119,16 @@ def follow_ladder(
     executor: Executor,
     progress: Progress | None = None,
     stop: Callable[[], bool] = lambda: False,
+    load: Callable[[], LadderConfig] | None = None,
 ) -> int:
     """Play sets of the following ladder in ``path`` until ``stop()``; the matches played.
+    ``load`` reads the ladder instead of the file (a competition server builds it).
 
     Raises what ``run_ladder`` raises, and LadderConfigError when the file, read again before
     a set, is no longer valid.
     """
-    cfg = load_ladder(path, check_bots=True)
+    read = load or (lambda: load_ladder(path, check_bots=True))
+    cfg = read()
     check_host(cfg)
     check_replays(cfg.replays)
     store = Store.create(cfg.database, cfg.game.id)
@@ -134,7 +137,7 @@ def follow_ladder(
     try:
         while not stop():
             try:
-                cfg = load_ladder(path, check_bots=True)
+                cfg = read()
             except LadderConfigError as exc:  # e.g. a bot with no active version left
                 if str(exc) != waiting:
                     print(f"arena: waiting: {exc}", file=sys.stderr, flush=True)

@@ -37,6 +37,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from arena.ladder.config import LadderConfig, LadderConfigError
+from arena.ladder.follow import next_set
 from arena.ladder.ratings import ladder_stats, rate
 from arena.ladder.run import records, schedule_of
 from arena.ladder.store import Store
@@ -218,9 +219,13 @@ def _submit(
     with tempfile.TemporaryDirectory(prefix="arena-upload-") as tmp:
         try:
             folder = unpack(blob, Path(tmp), server.expanded_mb << 20, server.max_files)
-            name = pick(folder, name).name
+            manifest = pick(folder, name)
         except (ArchiveError, ManifestError) as exc:
             raise Refused(400, _relative(str(exc), tmp)) from None
+        name, game = manifest.name, str(competition.data["game"])
+        if manifest.games and game not in manifest.games:
+            plays = ", ".join(manifest.games)
+            raise Refused(400, f"{name} plays {plays}, not {game} (its manifest's games)")
         if name in competition.house:
             raise Refused(403, f"the bot name {name!r} is a house bot of this competition")
         try:
@@ -364,17 +369,16 @@ def _standings(competition: Competition) -> dict[str, Any]:
 def _queue(competition: Competition, runner: Runner) -> dict[str, Any]:
     cfg = _ladder(competition)
     midnight = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
-    waiting: list[dict[str, Any]] = []
-    done_today: list[str] = []
     with _reading(competition) as store:
         done = store.done_ids() if store is not None else set()
         done_today = store.matches_since(midnight) if store is not None else []
-    if cfg is not None:
-        waiting = [
-            {"id": s.match_id, "bots": list(s.bots)}
-            for s in schedule_of(cfg)
-            if s.match_id not in done
-        ]
+        if cfg is not None and store is not None and cfg.follow is not None:
+            upcoming = next_set(cfg, store)  # the set being played, else the next one
+        elif cfg is not None:
+            upcoming = [s for s in schedule_of(cfg) if s.match_id not in done]
+        else:
+            upcoming = []
+    waiting = [{"id": s.match_id, "bots": list(s.bots)} for s in upcoming]
     state = runner.state
     return {
         "waiting": waiting,

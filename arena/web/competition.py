@@ -2,8 +2,9 @@
 
 A competition file holds every key of a ladder file (``ladders/README.md``: game, seats,
 rounds, seed, options, limits, rating, database, replays, registry) and a ``[server]`` table.
-Its ``[[bots]]`` are optional house bots; every bot of the registry with an active version joins
-under its latest active version (``alice@3``), so the ladder grows as authors submit. The
+Its ``[[bots]]`` are optional house bots; every bot of the registry with an active version for
+the game joins under its latest active version (``alice@3``), so the ladder grows as authors
+submit. With a ``[follow]`` table the ladder is a following one (``arena/ladder/follow.py``). The
 ladder is checked exactly as ``arena ladder run`` checks a file, with the same messages.
 ``competitions/README.md`` documents the keys; relative paths are relative to the file.
 """
@@ -62,22 +63,37 @@ class Competition:
         default = f"{self.path.stem}.db"
         return self.path.resolve().parent / str(self.data.get("database", default))
 
+    @property
+    def following(self) -> bool:
+        """A ``[follow]`` table: the ladder plays on for ever, new versions placed first."""
+        return "follow" in self.data
+
     def ladder(self, check_bots: bool = False) -> LadderConfig | None:
         """The ladder as it stands now: house bots and every bot's latest active version;
-        None while there are fewer bots than seats."""
-        names = active_bots(self.registry)
+        None while a ladder that is not following has fewer bots than seats."""
+        names = registry_bots(self.registry, str(self.data.get("game")), self.following)
         bots = list(self.data.get("bots", [])) + [{"bot": n} for n in names]
-        if len(bots) < int(self.data.get("seats", 0)):
+        if not self.following and len(bots) < int(self.data.get("seats", 0)):
             return None
         return load_ladder(self.path, check_bots, self.data | {"bots": bots})
 
 
-def active_bots(registry: Path) -> list[str]:
-    """Bot names with at least one active version, sorted (never in set or hash order)."""
+def registry_bots(registry: Path, game: str, every: bool = False) -> list[str]:
+    """Bots of the registry that play ``game``, sorted (never in set or hash order): those with
+    an active version, or ``every`` one that has a version (a following ladder keeps a bot
+    with none active now waiting, and its earlier versions in the table)."""
     if not (registry / "registry.db").is_file():
         return []
     with Registry(registry) as reg:
-        return sorted({v.name for v in reg.versions() if v.status == "active"})
+        versions = reg.versions()
+    return sorted(
+        {
+            v.name
+            for v in versions
+            if (every or v.status == "active")
+            and (not v.manifest.games or game in v.manifest.games)
+        }
+    )
 
 
 def load_competition(path: Path) -> Competition:

@@ -6,6 +6,9 @@ local worker processes. The store skips every match already stored and holds an 
 so a killed server loses only the matches in flight, and a restarted one plays them again once
 (never a second copy of a stored match). When nothing is left to play it waits for the next
 version. Workers die with the server (``PR_SET_PDEATHSIG``), taking their bots along.
+
+A competition with a ``[follow]`` table runs ``follow_ladder`` instead, for ever: one duplicate
+set at a time, new versions placed first, a set cut by a kill completed on restart.
 """
 
 from __future__ import annotations
@@ -14,11 +17,14 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from arena.ladder.config import LadderConfigError
+from arena.ladder.config import LadderConfig, LadderConfigError
 from arena.ladder.executor import LocalExecutor
+from arena.ladder.follow import follow_ladder
 from arena.ladder.run import HostFailure, run_ladder
 from arena.ladder.store import StorageError, StoreError
 from arena.web.competition import Competition
+
+STOP_WAIT_S = 60.0
 
 
 @dataclass
@@ -45,8 +51,12 @@ class Runner:
     def start(self) -> None:
         self.thread.start()
 
-    def stop(self) -> None:
+    def stop(self, wait_s: float = STOP_WAIT_S) -> None:
+        """Stop after the set in play (a following ladder), or after the schedule in play when
+        it ends within ``wait_s``; otherwise the process's exit takes the workers along."""
         self.stopping.set()
+        if self.thread.is_alive():
+            self.thread.join(wait_s)
 
     def _loop(self) -> None:
         played: tuple[str, ...] | None = None
@@ -56,7 +66,9 @@ class Runner:
             except LadderConfigError as exc:  # a version retired meanwhile: look again soon
                 self._set("waiting", problem=str(exc))
                 cfg = None
-            if cfg is None:
+            if cfg is not None and cfg.follow is not None:
+                self._follow()
+            elif cfg is None:
                 self._set("waiting for bots", problem=self.state.problem)
             elif cfg.bot_names != played:
                 self._set("playing", bots=cfg.bot_names, done=0, scheduled=0)
@@ -70,6 +82,25 @@ class Runner:
                     self._set("idle", scheduled=summary.scheduled, done=summary.scheduled)
                     continue
             self.stopping.wait(self.competition.server.poll_s)
+
+    def _follow(self) -> None:
+        """Play the following ladder until stopped (it reads the registry before each set)."""
+        self._set("playing")
+        try:
+            with LocalExecutor(self.competition.server.workers) as executor:
+                follow_ladder(
+                    self.competition.path,
+                    executor,
+                    stop=self.stopping.is_set,
+                    load=self._load,
+                )
+        except (HostFailure, StorageError, StoreError, LadderConfigError) as exc:
+            self._set("stopped", problem=str(exc))
+
+    def _load(self) -> LadderConfig:
+        cfg = self.competition.ladder(check_bots=True)
+        assert cfg is not None  # a following ladder is never short of bots: it waits
+        return cfg
 
     def _progress(self, done: int, total: int, _faults: int) -> None:
         self.state.done, self.state.scheduled = done, total

@@ -18,10 +18,11 @@ HOUSE = [
 
 
 def write_competition(
-    folder: Path, house: int = 2, rounds: int = 1, seats: int = 3, **server: int
-) -> Path:
-    """A Happy Mochi competition with ``house`` house bots and short games; ``server``
-    overrides keys of its ``[server]`` table."""
+    folder: Path, house: int = 2, rounds: int = 1, seats: int = 3, follow: bool = False,
+    **server: int,
+) -> Path:  # fmt: skip
+    """A Happy Mochi competition with ``house`` house bots and short games (a following one
+    with ``follow``); ``server`` overrides keys of its ``[server]`` table."""
     folder.mkdir(parents=True, exist_ok=True)
     settings = {"upload_mb": 1, "expanded_mb": 1, "max_files": 50, "uploads_per_hour": 20,
                 "workers": 2, "check_games": 1, "poll_s": 1} | server  # fmt: skip
@@ -40,6 +41,8 @@ def write_competition(
     ]
     for name, command in HOUSE[:house]:
         lines += ["[[bots]]", f'name = "{name}"', f'command = "{command}"']
+    if follow:
+        lines += ["[follow]", "placement = 1", "poll_s = 0.2"]
     lines.append("[server]")
     lines += [f"{k} = {v}" for k, v in settings.items()]
     path = folder / "test-open.toml"

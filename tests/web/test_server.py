@@ -23,7 +23,9 @@ from starlette.testclient import TestClient
 from arena.ladder.store import Store
 from arena.web.accounts import Accounts
 from arena.web.app import create_app
+from arena.web.client import pack
 from arena.web.competition import Competition, load_competition
+from tests.registry.helpers import bot_folder
 from tests.web.competitions import ROOT, bot_archive, write_competition
 
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -127,14 +129,11 @@ def test_public_pages_replays_and_what_they_hide(tmp_path: Path) -> None:
     competition = load_competition(write_competition(tmp_path / "comp", house=2))
     alice = _author(competition, "alice")
     with TestClient(create_app(competition)) as client:
-        body = bot_archive(tmp_path / "alice", "alice", chatty("SECRET-alice"))
-        folder = tmp_path / "alice"
+        folder = bot_folder(tmp_path / "alice", "alice", chatty("SECRET-alice"))
         manifest = (folder / "arena-bot.toml").read_text()
         (folder / "arena-bot.toml").write_text(
             manifest.replace('language = "python"', f"language = {json.dumps(HOSTILE_TEXT)}")
         )
-        from arena.web.client import pack
-
         body = pack(folder)
         assert client.post("/api/bots", content=body, headers=alice).json()["status"] == "active"
         _until(lambda: _games(client).get("alice@1") == 3, what="alice@1's matches")
@@ -165,6 +164,35 @@ def test_public_pages_replays_and_what_they_hide(tmp_path: Path) -> None:
         assert client.get("/matches/nope").status_code == 404
         assert client.get("/matches/nope/replay.json").status_code == 404
         assert client.get("/bots/nobody").status_code == 404
+
+
+def test_a_following_competition_places_each_new_version(tmp_path: Path) -> None:
+    competition = load_competition(write_competition(tmp_path / "comp", house=2, follow=True))
+    alice = _author(competition, "alice")
+    with TestClient(create_app(competition)) as client:
+        first = bot_archive(tmp_path / "v1", "alice", chatty("one"))
+        assert client.post("/api/bots", content=first, headers=alice).json()["status"] == "active"
+        _until(lambda: _games(client).get("alice@1", 0) >= 3, what="alice@1's placement set")
+        second = bot_archive(tmp_path / "v2", "alice", chatty("two"))
+        response = client.post("/api/bots", content=second, headers=alice).json()
+        assert (response["version"], response["status"]) == ("alice@2", "active")
+        _until(lambda: _games(client).get("alice@2", 0) >= 3, what="alice@2's placement set")
+        games = _games(client)
+        assert games["alice@1"] >= 3  # the earlier version stays in the table
+        queue = client.get("/api/queue").json()
+        assert queue["status"] == "playing"
+        assert all(len(m["bots"]) == 3 for m in queue["waiting"])
+        mine = client.get("/api/bots/mine", headers=alice).json()
+        assert {s["bot"] for m in mine["matches"] for s in m["seats"]} >= {"alice@1", "alice@2"}
+        # A bot for another game is refused before the registry: it would stall the ladder.
+        folder = bot_folder(tmp_path / "v3", "alice", chatty("three"))
+        manifest = folder / "arena-bot.toml"
+        manifest.write_text(manifest.read_text().replace("happy_mochi", "mottainai"))
+        response = client.post("/api/bots", content=pack(folder), headers=alice)
+        assert response.status_code == 400
+        assert response.json()["error"] == (
+            "alice plays mottainai, not happy_mochi (its manifest's games)"
+        )
 
 
 def _free_port() -> int:
