@@ -8,16 +8,21 @@ attempt that carries a valid token is recorded, for the per-author rate limit.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
 import secrets
 import sqlite3
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 AUTHOR = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 HOUR_S = 3600.0
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS authors (
@@ -41,6 +46,15 @@ class AccountError(ValueError):
     """An author that cannot be created, or a bot name owned by someone else."""
 
 
+def _serialized(method: Callable[..., T]) -> Callable[..., T]:
+    @functools.wraps(method)
+    def locked(self: Accounts, *args: Any, **kwargs: Any) -> T:
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -53,10 +67,13 @@ class Accounts:
         self.conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.executescript(SCHEMA)
+        # One connection shared by the server's threads: one statement or transaction at a time.
+        self.lock = threading.RLock()
 
     def close(self) -> None:
         self.conn.close()
 
+    @_serialized
     def add_author(self, name: str) -> str:
         """Create ``name``; its token (the only time it is known)."""
         if not AUTHOR.match(name):
@@ -70,6 +87,7 @@ class Accounts:
             raise AccountError(f"an author named {name!r} already exists") from None
         return token
 
+    @_serialized
     def author(self, token: str) -> str | None:
         """Whose token this is, or None. The stored digests are compared in constant time."""
         wanted = _digest(token)
@@ -79,10 +97,12 @@ class Accounts:
                 found = name
         return found
 
+    @_serialized
     def owner(self, bot: str) -> str | None:
         row = self.conn.execute("SELECT author FROM owners WHERE bot = ?", (bot,)).fetchone()
         return row[0] if row else None
 
+    @_serialized
     def claim(self, bot: str, author: str) -> None:
         """Make ``bot`` ``author``'s if nobody owns it; AccountError if someone else does."""
         self.conn.execute("INSERT OR IGNORE INTO owners VALUES (?, ?)", (bot, author))
@@ -90,10 +110,12 @@ class Accounts:
         if owner != author:
             raise AccountError(f"the bot name {bot!r} belongs to another author")
 
+    @_serialized
     def bots_of(self, author: str) -> list[str]:
         query = "SELECT bot FROM owners WHERE author = ? ORDER BY bot"
         return [r[0] for r in self.conn.execute(query, (author,))]
 
+    @_serialized
     def record_upload(self, author: str, limit: int, now: float | None = None) -> float:
         """Count one upload attempt of ``author`` unless ``limit`` were made in the last hour;
         0 when counted, else the seconds until the oldest of them leaves the window."""

@@ -8,8 +8,9 @@ Authors (``Authorization: Bearer TOKEN``):
   Refused before anything is stored: a bad token (401), more than ``uploads_per_hour`` attempts
   in the last hour (429, ``Retry-After``), a body over ``upload_mb`` (413), an unsafe archive
   (400), a bot name of another author or of a house bot (403).
-* ``GET /api/bots/mine``: the author's versions with their build and validation reports, and
-  their matches with their own seats' stderr tails and incidents (never another seat's).
+* ``GET /api/bots/mine``: the author's versions with their build and validation reports,
+  their matches with their own seats' stderr tails and incidents (never another seat's), and
+  their ratings after each match.
 
 Everyone: ``/`` the standings (computed from the database on each request), ``/bots/NAME`` a
 bot's page, ``/queue`` (waiting, running, done today), ``/matches/ID`` the replay viewer and
@@ -264,8 +265,8 @@ def _version_json(v: Version, reports: bool = True) -> dict[str, Any]:
 
 
 def _mine(competition: Competition, accounts: Accounts, author: str) -> dict[str, Any]:
-    """The author's versions with their reports, and their matches with their own seats'
-    stderr tails and incidents."""
+    """The author's versions with their reports, their matches with their own seats' stderr
+    tails and incidents, and their versions' ratings after each match (over time)."""
     bots = accounts.bots_of(author)
     versions = [v for b in bots for v in _versions_of(competition, b)]
     own = {v.ref for v in versions}
@@ -283,11 +284,17 @@ def _mine(competition: Competition, accounts: Accounts, author: str) -> dict[str
                         "seats": [_seat_json(s, s["bot"] in own) for s in seats],
                     }
                 )
+    ratings = [
+        {"version": h.bot, "match": h.match_id, "mu": h.mu, "sigma": h.sigma}
+        for h in _standings(competition)["history"]
+        if h.bot in own
+    ]
     return {
         "author": author,
         "bots": bots,
         "versions": [_version_json(v) for v in versions],
         "matches": matches,
+        "ratings": ratings,
     }
 
 
@@ -333,7 +340,8 @@ def _ladder(competition: Competition) -> LadderConfig | None:
 
 def _standings(competition: Competition) -> dict[str, Any]:
     cfg = _ladder(competition)
-    empty = {"stats": [], "places": [], "stored": 0, "matches": [], "history_svg": ""}
+    empty = {"stats": [], "places": [], "stored": 0, "matches": [], "history": [],
+             "history_svg": ""}  # fmt: skip
     if cfg is None:
         return empty | {"history_svg_of": lambda _name: ""}
     with _reading(competition) as store:
@@ -361,6 +369,7 @@ def _standings(competition: Competition) -> dict[str, Any]:
         "places": place_labels(stats),
         "stored": len(stored),
         "matches": matches,
+        "history": history,
         "history_svg": plots.rating_history(history, order) if stored else "",
         "history_svg_of": lambda name: plots.rating_history(history, [name]) if stored else "",
     }

@@ -121,6 +121,8 @@ def test_submit_reject_place_rate_and_keep_each_authors_logs_private(tmp_path: P
                 if own:
                     assert f"SECRET-{who}" in seat["log_tail"]
     assert [v["version"] for v in mine["alice"]["versions"]] == ["alice@1", "alice@2"]
+    assert {r["version"] for r in mine["alice"]["ratings"]} == {"alice@2"}
+    assert len(mine["bob"]["ratings"]) == 9  # bob@1's rating after each of its matches
     assert len(mine["bob"]["matches"]) == 9
     assert len(mine["alice"]["matches"]) == 9  # 3 tables of alice@2's 4 with bob
 
