@@ -7,6 +7,7 @@ can write (names, statuses, details, stderr) is escaped by Jinja2's autoescaping
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from arena.ladder.config import LadderConfig
 from arena.ladder.ratings import head_to_head, ladder_stats, rate, seat_effects
 from arena.ladder.store import Store
 from arena.match.replay import ReplayError
+from arena.registry.store import Registry, RegistryError, Version, parse_ref
 from arena.report import plots
 from arena.report.viewer import write_viewer
 
@@ -33,6 +35,7 @@ _env = Environment(
     lstrip_blocks=True,
 )
 _env.filters["slug"] = plots.slug
+_env.filters["utc"] = lambda t: time.strftime("%Y-%m-%d %H:%M", time.gmtime(t))
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
     effects = [e for e in seat_effects(stored) if e.relative.ci is not None]
     order = [s.bot for s in stats]
     pairs = head_to_head(stored)
+    versions = _versions(cfg, order)
     page = {
         "cfg": cfg,
         "scheduled": len(schedule),
@@ -109,9 +113,25 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
                 mine=mine,
                 opponents=_opponents(row.bot, order, pairs),
                 worst=_worst_losses(row.bot, mine),
+                versions=versions.get(row.bot, []),
             )
         )
     return index
+
+
+def _versions(cfg: LadderConfig, bots: Sequence[str]) -> dict[str, list[Version]]:
+    """Every registry version of each registry bot in the table (newest first), by table name."""
+    if not cfg.refs or not (cfg.registry / "registry.db").is_file():
+        return {}
+    found: dict[str, list[Version]] = {}
+    with Registry(cfg.registry) as registry:
+        for bot in bots:
+            try:
+                name, _ = parse_ref(bot)
+            except RegistryError:
+                continue  # a bot given by command
+            found[bot] = registry.versions(name)[::-1]
+    return found
 
 
 def write_viewers(

@@ -63,6 +63,14 @@ def test_a_ladder_over_registry_bots_stores_results_per_version(tmp_path: Path) 
     assert played == {"alice@1": 2, "alice@2": 2, "other": 4}
     shown = arena("bot", "show", "alice", "--ladder", str(ladder), *reg).stdout
     assert "alice@2: active" in shown and "in r" in shown
+    report = arena("ladder", "report", str(ladder), "--out", str(tmp_path / "site"))
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "site" / "bots" / "alice-2.html").read_text()
+    versions = page[
+        page.index('id="versions"') : page.index("</table>", page.index('id="versions"'))
+    ]
+    assert versions.index("alice@2") < versions.index("alice@1")  # newest first, both listed
+    assert versions.count("active") == 2 and 'class="current"' in versions
     pinned = _ladder(tmp_path / "p.toml", bots.replace('"alice"', '"alice@3"'),
                      extra='registry = "registry"')  # fmt: skip
     missing = arena("ladder", "run", str(pinned), "-q")
