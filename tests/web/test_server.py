@@ -223,9 +223,22 @@ def served(tmp_path: Path) -> Iterator[Callable[[Path], tuple[subprocess.Popen, 
 
     yield start
     for proc in started:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+        if proc.poll() is None:  # its workers get SIGTERM, and stop their bots, when it dies
+            os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
+        try:
+            _until(lambda proc=proc: not _group_alive(proc.pid), 30, "its workers to exit")
+        finally:
+            if _group_alive(proc.pid):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def _answers(url: str) -> bool:
@@ -263,6 +276,38 @@ def test_sigkill_while_matches_run_then_restart_counts_no_match_twice(
     assert len(after) == len(set(after)) == 6  # 3 bots, 1 table, 2 rounds x 3 rotations
     assert set(before) <= set(after)
     assert killed_standings == calm_standings
+
+
+def test_a_following_competition_killed_mid_set_completes_that_set_once(
+    tmp_path: Path, served: Callable[[Path], tuple[subprocess.Popen, str]]
+) -> None:
+    path = write_competition(tmp_path / "comp", house=3, follow=True)
+    proc, url = served(path)
+    _until(lambda: _get(url + "/api/standings")["stored"] % 3 != 0, what="a set cut in two")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    database = path.parent / "test-open.db"
+    before = _sets(database)
+    assert any(len(rotations) < 3 for rotations in before.values())
+    _, url = served(path)
+    _until(lambda: _get(url + "/api/standings")["stored"] >= 3 * (len(before) + 1),
+           what="the cut set completed and one more played")  # fmt: skip
+    after = _sets(database)
+    for set_id, rotations in before.items():
+        assert sorted(after[set_id]) == [0, 1, 2], f"set {set_id} completed, each rotation once"
+        assert set(rotations) <= set(after[set_id])
+
+
+def _sets(database: Path) -> dict[str, list[int]]:
+    """Each stored duplicate set's rotations (a rotation stored twice would show twice)."""
+    store = Store.read(database, "happy_mochi")
+    try:
+        sets: dict[str, list[int]] = {}
+        for set_id, rotation in store.conn.execute("SELECT set_id, rotation FROM matches"):
+            sets.setdefault(set_id, []).append(rotation)
+        return sets
+    finally:
+        store.close()
 
 
 def _stored(database: Path) -> list[str]:
