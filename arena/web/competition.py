@@ -30,6 +30,7 @@ SERVER_KEYS = (
     "workers",
     "check_games",
     "poll_s",
+    "cluster",
 )
 
 
@@ -45,6 +46,7 @@ class ServerSettings:
     workers: int = 2  # local match workers of the background ladder
     check_games: int = CHECK_GAMES  # check-bot matches per game in the validation gate
     poll_s: int = 5  # how often the runner looks for new versions when idle
+    cluster: str | None = None  # a Dask scheduler's address: matches play there, not locally
 
 
 @dataclass(frozen=True)
@@ -139,4 +141,5 @@ def _server(table: _Reader, base: Path, stem: str) -> ServerSettings:
         workers=table.integer("workers", d.workers, 1),
         check_games=table.integer("check_games", d.check_games, 1),
         poll_s=table.integer("poll_s", d.poll_s, 1),
+        cluster=table.get("cluster", "a string"),
     )

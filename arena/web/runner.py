@@ -2,10 +2,11 @@
 
 Each pass builds the ladder from the competition file and the registry's active versions (a
 new version replaces its bot's previous one in the ladder) and runs it with ``run_ladder`` on
-local worker processes. The store skips every match already stored and holds an exclusive lock,
-so a killed server loses only the matches in flight, and a restarted one plays them again once
-(never a second copy of a stored match). When nothing is left to play it waits for the next
-version. Workers die with the server (``PR_SET_PDEATHSIG``), taking their bots along.
+local worker processes (or a Dask cluster's). The store skips every match already stored and
+holds an exclusive lock, so a killed server loses only the matches in flight, and a restarted
+one plays them again once (never a second copy of a stored match). When nothing is left to
+play it waits for the next version. Local workers die with the server (``PR_SET_PDEATHSIG``),
+taking their bots along.
 
 A competition with a ``[follow]`` table runs ``follow_ladder`` instead, for ever: one duplicate
 set at a time, new versions placed first, a set cut by a kill completed on restart.
@@ -18,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 from arena.ladder.config import LadderConfig, LadderConfigError
-from arena.ladder.executor import LocalExecutor
+from arena.ladder.executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
 from arena.ladder.follow import follow_ladder
 from arena.ladder.run import HostFailure, run_ladder
 from arena.ladder.store import StorageError, StoreError
@@ -73,9 +74,9 @@ class Runner:
             elif cfg.bot_names != played:
                 self._set("playing", bots=cfg.bot_names, done=0, scheduled=0)
                 try:
-                    with LocalExecutor(self.competition.server.workers) as executor:
+                    with self._executor() as executor:
                         summary = run_ladder(cfg, executor, self._progress)
-                except (HostFailure, StorageError, StoreError) as exc:
+                except (HostFailure, StorageError, StoreError, ExecutorError) as exc:
                     self._set("stopped", problem=str(exc))
                 else:
                     played = cfg.bot_names
@@ -87,15 +88,22 @@ class Runner:
         """Play the following ladder until stopped (it reads the registry before each set)."""
         self._set("playing")
         try:
-            with LocalExecutor(self.competition.server.workers) as executor:
+            with self._executor() as executor:
                 follow_ladder(
                     self.competition.path,
                     executor,
                     stop=self.stopping.is_set,
                     load=self._load,
                 )
-        except (HostFailure, StorageError, StoreError, LadderConfigError) as exc:
+        except (HostFailure, StorageError, StoreError, LadderConfigError, ExecutorError) as exc:
             self._set("stopped", problem=str(exc))
+
+    def _executor(self) -> Executor:
+        """The competition's Dask cluster when it names one, else local worker processes."""
+        server = self.competition.server
+        if server.cluster:
+            return DaskExecutor(server.cluster)
+        return LocalExecutor(server.workers)
 
     def _load(self) -> LadderConfig:
         cfg = self.competition.ladder(check_bots=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import tarfile
 import zipfile
 from pathlib import Path
@@ -19,7 +20,7 @@ HOUSE = [
 
 def write_competition(
     folder: Path, house: int = 2, rounds: int = 1, seats: int = 3, follow: bool = False,
-    **server: int,
+    **server: int | str,
 ) -> Path:  # fmt: skip
     """A Happy Mochi competition with ``house`` house bots and short games (a following one
     with ``follow``); ``server`` overrides keys of its ``[server]`` table."""
@@ -44,7 +45,7 @@ def write_competition(
     if follow:
         lines += ["[follow]", "placement = 1", "poll_s = 0.2"]
     lines.append("[server]")
-    lines += [f"{k} = {v}" for k, v in settings.items()]
+    lines += [f"{k} = {json.dumps(v)}" for k, v in settings.items()]
     path = folder / "test-open.toml"
     path.write_text("\n".join(lines) + "\n")
     return path

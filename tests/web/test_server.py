@@ -197,6 +197,33 @@ def test_a_following_competition_places_each_new_version(tmp_path: Path) -> None
         )
 
 
+def test_matches_play_on_a_dask_cluster_when_the_competition_names_one(tmp_path: Path) -> None:
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+    ) as cluster:
+        with Client(cluster) as dask:
+            pids = {str(pid) for pid in dask.run(os.getpid).values()}
+        path = write_competition(tmp_path / "comp", house=3, cluster=cluster.scheduler_address)
+        competition = load_competition(path)
+        with TestClient(create_app(competition)) as client:
+            _until(lambda: client.get("/api/queue").json()["status"] == "idle", what="idle")
+            assert client.get("/api/standings").json()["stored"] == 3
+    store = Store.read(competition.database, "happy_mochi")
+    try:
+        workers = {r[0] for r in store.conn.execute("SELECT worker FROM matches")}
+    finally:
+        store.close()
+    assert {w.rpartition(":")[2] for w in workers} <= pids, (workers, pids)
+
+    gone = write_competition(tmp_path / "gone", house=3, cluster=f"tcp://127.0.0.1:{_free_port()}")
+    with TestClient(create_app(load_competition(gone))) as client:
+        queue = _until(lambda: (q := client.get("/api/queue").json())["status"] == "stopped" and q,
+                       timeout=60, what="the runner to give up on the cluster")  # fmt: skip
+    assert "127.0.0.1" in queue["problem"]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
