@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results" / "throughput.json"
 SHORT = {"max_rounds": 1, "max_turns_per_round": 1}  # a match of two decisions
 REUSE_OFF = ["reuse = false"]
+WORK_S = 100e-6  # about the referee's work between two decisions of a Happy Mochi match
 
 
 def load() -> float:
@@ -80,9 +81,20 @@ def row(
 RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
 
 
-def sandboxed_round_trips(payload: bytes, count: int, level: str, sdk: bool) -> list[float]:
+def busy(seconds: float) -> None:
+    """Work on the CPU for ``seconds``, as the referee does between an action and the next turn
+    (applying it, the next view and events)."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def sandboxed_round_trips(
+    payload: bytes, count: int, level: str, sdk: bool, work_s: float = 0.0
+) -> list[float]:
     """Raw round trips to a peer started like a bot, in the sandbox at ``level``: the raw
-    msgpack peer, or (``sdk``) the random bot on the Python SDK, welcomed once."""
+    msgpack peer, or (``sdk``) the random bot on the Python SDK, welcomed once; ``work_s`` of
+    CPU work before each (not timed)."""
     with sandbox.match_directory() as tmp:
         ctx = zmq.Context()
         router = ctx.socket(zmq.ROUTER)
@@ -105,11 +117,14 @@ def sandboxed_round_trips(payload: bytes, count: int, level: str, sdk: bool) -> 
             welcome = messages.welcome("bench", 0, 3, {}, {})
             router.send_multipart([identity, codec.encode(welcome)])
 
-        def round_trip() -> None:
+        times = []
+        for i in range(count + count // 10):  # a tenth for warm-up
+            busy(work_s)
+            started = time.perf_counter()
             router.send_multipart([identity, payload])
             router.recv_multipart()
-
-        times = transport.timed(count, round_trip)
+            if i >= count // 10:
+                times.append((time.perf_counter() - started) * 1e6)
         peer.kill()
         router.close()
         ctx.term()
@@ -123,6 +138,7 @@ def decisions(round_trips: int, matches: int) -> list[dict[str, Any]]:
     bare = transport.raw_zmq_round_trips("msgpack", payload, round_trips)
     boxed = sandboxed_round_trips(payload, round_trips, level, sdk=False)
     sdk = sandboxed_round_trips(payload, round_trips, level, sdk=True)
+    worked = sandboxed_round_trips(payload, round_trips, level, sdk=False, work_s=WORK_S)
     trips, _ = transport.referee_decisions("zmq", matches)
     return [
         row(
@@ -145,6 +161,14 @@ def decisions(round_trips: int, matches: int) -> list[dict[str, Any]]:
             f"raw round trip, peer: the random bot on the SDK ({level})",
             statistics.median(sdk),
             f"raw, peer ({level}) unpacks with plain msgpack",
+            statistics.median(boxed),
+            "us",
+            "",
+        ),
+        row(
+            f"raw round trip, peer ({level}), {WORK_S * 1e6:.0f} us of work before each send",
+            statistics.median(worked),
+            "the same, back to back",
             statistics.median(boxed),
             "us",
             "",
