@@ -50,7 +50,6 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results" / "throughput.json"
 SHORT = {"max_rounds": 1, "max_turns_per_round": 1}  # a match of two decisions
 REUSE_OFF = ["reuse = false"]
-WORK_S = 100e-6  # about the referee's work between two decisions of a Happy Mochi match
 
 
 def load() -> float:
@@ -81,52 +80,50 @@ def row(
 RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
 
 
-def busy(seconds: float) -> None:
-    """Work on the CPU for ``seconds``, as the referee does between an action and the next turn
-    (applying it, the next view and events)."""
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        pass
-
-
 def sandboxed_round_trips(
-    payload: bytes, count: int, level: str, sdk: bool, work_s: float = 0.0
+    payload: bytes, count: int, level: str, sdk: bool, peers: int = 1
 ) -> list[float]:
-    """Raw round trips to a peer started like a bot, in the sandbox at ``level``: the raw
-    msgpack peer, or (``sdk``) the random bot on the Python SDK, welcomed once; ``work_s`` of
-    CPU work before each (not timed)."""
+    """Raw round trips to peers started like bots, in the sandbox at ``level``, each on its own
+    socket and asked in turn: the raw msgpack peer, or (``sdk``) the random bot on the Python
+    SDK, welcomed once."""
     with sandbox.match_directory() as tmp:
         ctx = zmq.Context()
-        router = ctx.socket(zmq.ROUTER)
-        router.setsockopt(zmq.LINGER, 0)
-        path = Path(tmp) / "raw.sock"
-        endpoint = f"ipc://{path}"
-        router.bind(endpoint)
-        argv = [str(RANDOM_BOT)] if sdk else [str(transport.PEER), endpoint, "msgpack"]
-        env = {"ARENA_ENDPOINT": endpoint, "ARENA_TOKEN": "bench", "ARENA_TRANSPORT": "zmq"}
-        peer = sandbox.launch(
-            [sys.executable, *argv],
-            cwd=ROOT,
-            env=sandbox.bot_environment(env),
-            log_path=Path(tmp) / "raw.log",
-            socket_path=path,
-            level=level,
-        )
-        identity, _ = router.recv_multipart()
-        if sdk:
-            welcome = messages.welcome("bench", 0, 3, {}, {})
-            router.send_multipart([identity, codec.encode(welcome)])
+        links, procs = [], []
+        for i in range(peers):
+            router = ctx.socket(zmq.ROUTER)
+            router.setsockopt(zmq.LINGER, 0)
+            path = Path(tmp) / f"raw{i}.sock"
+            endpoint = f"ipc://{path}"
+            router.bind(endpoint)
+            argv = [str(RANDOM_BOT)] if sdk else [str(transport.PEER), endpoint, "msgpack"]
+            env = {"ARENA_ENDPOINT": endpoint, "ARENA_TOKEN": "bench", "ARENA_TRANSPORT": "zmq"}
+            procs.append(
+                sandbox.launch(
+                    [sys.executable, *argv],
+                    cwd=ROOT,
+                    env=sandbox.bot_environment(env),
+                    log_path=Path(tmp) / f"raw{i}.log",
+                    socket_path=path,
+                    level=level,
+                )
+            )
+            identity, _ = router.recv_multipart()
+            if sdk:
+                welcome = messages.welcome("bench", i, peers, {}, {})
+                router.send_multipart([identity, codec.encode(welcome)])
+            links.append((router, identity))
+        turns = iter(range(1 << 62))
 
-        times = []
-        for i in range(count + count // 10):  # a tenth for warm-up
-            busy(work_s)
-            started = time.perf_counter()
+        def round_trip() -> None:
+            router, identity = links[next(turns) % peers]
             router.send_multipart([identity, payload])
             router.recv_multipart()
-            if i >= count // 10:
-                times.append((time.perf_counter() - started) * 1e6)
-        peer.kill()
-        router.close()
+
+        times = transport.timed(count, round_trip)
+        for proc in procs:
+            proc.kill()
+        for router, _ in links:
+            router.close()
         ctx.term()
     return times
 
@@ -138,7 +135,7 @@ def decisions(round_trips: int, matches: int) -> list[dict[str, Any]]:
     bare = transport.raw_zmq_round_trips("msgpack", payload, round_trips)
     boxed = sandboxed_round_trips(payload, round_trips, level, sdk=False)
     sdk = sandboxed_round_trips(payload, round_trips, level, sdk=True)
-    worked = sandboxed_round_trips(payload, round_trips, level, sdk=False, work_s=WORK_S)
+    rotated = sandboxed_round_trips(payload, round_trips, level, sdk=True, peers=3)
     trips, _ = transport.referee_decisions("zmq", matches)
     return [
         row(
@@ -166,10 +163,10 @@ def decisions(round_trips: int, matches: int) -> list[dict[str, Any]]:
             "",
         ),
         row(
-            f"raw round trip, peer ({level}), {WORK_S * 1e6:.0f} us of work before each send",
-            statistics.median(worked),
-            "the same, back to back",
-            statistics.median(boxed),
+            f"raw round trip, 3 SDK random bots ({level}) asked in turn, as in the match",
+            statistics.median(rotated),
+            "the same, 1 bot",
+            statistics.median(sdk),
             "us",
             "",
         ),
