@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import sqlite3
 import tempfile
 import time
@@ -98,10 +99,11 @@ def measure(
     try:
         with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
             cfg = load_ladder(ladder_file(Path(tmp), rounds, settings))
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), cpu_seconds()
             with executor() if executor else LocalExecutor(workers) as running:
                 summary = ladder.run_ladder(cfg, running)
             wall = time.perf_counter() - started
+            cpu = cpu_seconds() - cpu
             with sqlite3.connect(cfg.database) as conn:
                 referee_ms = conn.execute("SELECT SUM(duration_ms) FROM matches").fetchone()[0]
     finally:
@@ -115,7 +117,17 @@ def measure(
         "runner_work_s": round(timer.seconds, 4),
         "runner_work_share": round(timer.seconds / wall, 4),
         "outside_referee_share": round(1 - referee_ms / 1000 / workers / wall, 4),
+        "cpu_ms_per_match": round(cpu * 1000 / summary.played, 2),
     }
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of every finished descendant: with local workers, once
+    they are stopped, the runner, its workers and their bots."""
+    own, children = (
+        resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main() -> None:

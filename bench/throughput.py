@@ -243,8 +243,10 @@ def match_start(matches: int) -> dict[str, Any]:
     )
 
 
-def ladder_rate(workers: int, rounds: int, settings: list[str], executor: Any = None) -> float:
-    return ladder_bench.measure(workers, rounds, settings, executor)["matches_per_s"]
+def ladder_run(
+    workers: int, rounds: int, settings: list[str], executor: Any = None
+) -> dict[str, Any]:
+    return ladder_bench.measure(workers, rounds, settings, executor)
 
 
 def dask_cluster(workers: int) -> Callable[[], DaskExecutor]:
@@ -269,21 +271,29 @@ def ladders(fresh_rounds: int, reuse_rounds: int) -> list[dict[str, Any]]:
     first match of each process pays its start (4 bots x 2 rotations per worker), so its ladder
     is long enough for that to be amortised, as in real use.
     """
-    fresh = ladder_rate(1, fresh_rounds, REUSE_OFF)
-    one = ladder_rate(1, reuse_rounds, [])
-    two = ladder_rate(2, reuse_rounds, [])
+    fresh = ladder_run(1, fresh_rounds, REUSE_OFF)["matches_per_s"]
+    fresh_two = ladder_run(2, fresh_rounds, REUSE_OFF)["matches_per_s"]
+    first = ladder_run(1, reuse_rounds, [])
+    one = first["matches_per_s"]
+    two = ladder_run(2, reuse_rounds, [])["matches_per_s"]
     make = dask_cluster(2)
     try:
-        dask = ladder_rate(2, reuse_rounds, [], make)
+        dask = ladder_run(2, reuse_rounds, [], make)["matches_per_s"]
     finally:
         make.cluster.close()  # type: ignore[attr-defined]
     per_s = "matches/s"
+    # What 2 cores allow: all the CPU one match takes (runner, worker, bots) on each core.
+    cores = 2000 / first["cpu_ms_per_match"]
     return [
         row("ladder of short matches, reusable processes, 1 worker", one,
             "the same ladder with reuse off (a fresh process per seat and match)", fresh,
             per_s, ">= 10"),
         row("the same ladder with reuse, 2 local workers", two, "1 local worker", one, per_s,
             ">= 1.7"),
+        row(f"what 2 whole cores allow: 2 / CPU per match ({first['cpu_ms_per_match']} ms)",
+            cores, "1 local worker", one, per_s, ""),
+        row("the ladder with reuse off, 2 local workers", fresh_two, "1 local worker", fresh,
+            per_s, ""),
         row("the same ladder with reuse, Dask cluster of 2 local workers", dask,
             "2 local workers", two, per_s, ">= 0.9"),
     ]  # fmt: skip
@@ -298,7 +308,7 @@ def main() -> None:
     rows = [
         *decisions(round_trips=500 * scale, matches=scale),
         match_start(matches=5 * scale),
-        *ladders(fresh_rounds=scale // 2 + 1, reuse_rounds=4 * scale),
+        *ladders(fresh_rounds=scale // 2 + 1, reuse_rounds=12 * scale),
     ]
     shown = [
         [r["figure"], f"{r['value']} {r['unit']}", r["floor"], r["floor_value"], r["ratio"],
