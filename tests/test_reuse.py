@@ -55,9 +55,10 @@ def reusable(folder: Path, name: str, mode: str = "fine", number: int = 0) -> Bo
 
 def played(result: MatchResult, seat: int) -> tuple[int, str]:
     """(matches its process has played, the process's own id) from the seat's log."""
-    last = result.seats[seat].log_tail.strip().splitlines()[-1].split()
-    assert last[0] == "match", result.seats[seat].log_tail
-    return int(last[1]), last[3]
+    lines = [line.split() for line in result.seats[seat].log_tail.splitlines()]
+    counts = [words for words in lines if words[:1] == ["match"]]
+    assert counts, result.seats[seat].log_tail
+    return int(counts[-1][1]), counts[-1][3]
 
 
 def series(bots: list[BotSpec], pool: BotPool, count: int) -> list[MatchResult]:
