@@ -197,3 +197,20 @@ def test_a_ladder_killed_mid_run_leaves_no_kept_process_and_resumes(tmp_path: Pa
     out = arena("ladder", "run", str(path), "--workers", "1", "--quiet")
     assert out.returncode == 0, out.stderr
     assert stored_count(db) == 24
+
+
+def test_a_worker_keeps_a_bounded_number_of_idle_processes(
+    folder: Path, pool: BotPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bots come and go in a following ladder: the one idle longest is let go."""
+    monkeypatch.setattr("arena.match.pool.MAX_IDLE", 2)
+    first = [reusable(folder, "a"), reusable(folder, "b")]
+    second = [reusable(folder, "c"), reusable(folder, "b")]
+    series(first, pool, 1)
+    (result,) = series(second, pool, 1)
+    assert_clean(result)
+    assert len(pool) == 2  # b and c kept; a, idle longest, was killed
+    assert played(result, 1)[0] == 2
+    again = play_match(GAME, first, 0, SHORT, LIMITS, pool=pool, ask_forced=True)
+    assert_clean(again)
+    assert played(again, 0)[0] == 1  # a started afresh

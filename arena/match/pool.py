@@ -29,6 +29,8 @@ import zmq
 from arena import sandbox
 from arena.match.channels import ZmqChannel
 
+MAX_IDLE = 32  # kept processes per worker (each holds its memory while it waits)
+
 
 @dataclass
 class Kept:
@@ -73,10 +75,14 @@ class BotPool:
         return kept
 
     def give(self, key: tuple[Any, ...], kept: Kept) -> None:
+        """Keep ``kept`` for the next match under ``key``; past ``MAX_IDLE`` processes the one
+        idle longest goes (a bot that left a following ladder is not kept forever)."""
         old = self._idle.pop(key, None)
         if old is not None:
             self.discard(old)
         self._idle[key] = kept
+        while len(self._idle) > MAX_IDLE:
+            self.discard(self._idle.pop(next(iter(self._idle))))
 
     @staticmethod
     def discard(kept: Kept) -> None:
