@@ -462,8 +462,7 @@ class Store:
     def seat_results(self, bot: str) -> list[dict[str, Any]]:
         """Every stored seat ``bot`` played: match id, status, detail, stderr tail."""
         query = (
-            "SELECT match_id, status, detail, log_tail FROM results WHERE bot = ? "
-            "ORDER BY match_id"
+            "SELECT match_id, status, detail, log_tail FROM results WHERE bot = ? ORDER BY match_id"
         )
         return [dict(r) for r in self.conn.execute(query, (bot,))]
 

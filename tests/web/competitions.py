@@ -20,10 +20,14 @@ HOUSE = [
 
 def write_competition(
     folder: Path, house: int = 2, rounds: int = 1, seats: int = 3, follow: bool = False,
-    **server: int | str,
+    slow: bool = False, **server: int | str,
 ) -> Path:  # fmt: skip
     """A Happy Mochi competition with ``house`` house bots and short games (a following one
-    with ``follow``); ``server`` overrides keys of its ``[server]`` table."""
+    with ``follow``); ``server`` overrides keys of its ``[server]`` table.
+
+    ``slow`` makes each match last long enough to be killed in the middle of a run: longer
+    games, and fresh bot processes (reused ones play a short game in a few milliseconds).
+    """
     folder.mkdir(parents=True, exist_ok=True)
     settings = {"upload_mb": 1, "expanded_mb": 1, "max_files": 50, "uploads_per_hour": 20,
                 "workers": 2, "check_games": 1, "poll_s": 1} | server  # fmt: skip
@@ -35,8 +39,9 @@ def write_competition(
         "seed = 11",
         f'root = "{ROOT}"',
         "replays = true",
+        f"reuse = {'false' if slow else 'true'}",
         "[options]",
-        "max_rounds = 1",
+        f"max_rounds = {20 if slow else 1}",
         "[limits]",
         "move_ms = 5000",
     ]

@@ -284,8 +284,8 @@ def _get(url: str) -> Any:
 def test_sigkill_while_matches_run_then_restart_counts_no_match_twice(
     tmp_path: Path, served: Callable[[Path], tuple[subprocess.Popen, str]]
 ) -> None:
-    killed = write_competition(tmp_path / "killed", house=3, rounds=2)
-    calm = write_competition(tmp_path / "calm", house=3, rounds=2)
+    killed = write_competition(tmp_path / "killed", house=3, rounds=2, slow=True)
+    calm = write_competition(tmp_path / "calm", house=3, rounds=2, slow=True)
     proc, url = served(killed)
     _until(lambda: _get(url + "/api/standings")["stored"] >= 1, what="a first match stored")
     os.kill(proc.pid, signal.SIGKILL)  # the server alone: its workers must die with it
@@ -308,7 +308,7 @@ def test_sigkill_while_matches_run_then_restart_counts_no_match_twice(
 def test_a_following_competition_killed_mid_set_completes_that_set_once(
     tmp_path: Path, served: Callable[[Path], tuple[subprocess.Popen, str]]
 ) -> None:
-    path = write_competition(tmp_path / "comp", house=3, follow=True)
+    path = write_competition(tmp_path / "comp", house=3, follow=True, slow=True)
     proc, url = served(path)
     _until(lambda: _get(url + "/api/standings")["stored"] % 3 != 0, what="a set cut in two")
     os.kill(proc.pid, signal.SIGKILL)
