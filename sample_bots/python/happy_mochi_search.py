@@ -18,7 +18,6 @@ Usage: python sample_bots/python/happy_mochi_search.py [--fraction F] [--seed N]
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 from pathlib import Path
@@ -28,7 +27,7 @@ from arena.games.happy_mochi.cards import COLOUR, NUMBER
 from protocol.bot import Turn, Welcome, run
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ismcts import SearchBot  # a sibling script, found through the line above
+from ismcts import SearchBot, arguments  # a sibling script, found through the line above
 
 NOISE = 0.1  # share of playout answers picked at random, so playouts vary
 PILE_COST = 4.5  # what an unknown card from the pile costs on average
@@ -149,9 +148,7 @@ class MochiSearch(SearchBot):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--fraction", type=float, default=0.5, help="share of move_ms to search")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = arguments(__doc__.splitlines()[0])
     args = parser.parse_args()
     run(MochiSearch("happy_mochi", playout, args.fraction, args.seed, reward=round_rewards))
 

@@ -19,6 +19,7 @@ samples better). Time: a fraction of ``move_ms`` per decision, never the bank.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import random
@@ -203,3 +204,11 @@ class SearchBot(Bot):
         assert self.search is not None
         budget = turn.clock.get("move_ms", 1000) * self.fraction / 1000
         return self.search.choose(turn.view, self.events, turn.options, started + budget)
+
+
+def arguments(description: str) -> argparse.ArgumentParser:
+    """The options every search bot takes (``--fraction``, ``--seed``); a bot may add its own."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--fraction", type=float, default=0.5, help="share of move_ms to spend")
+    parser.add_argument("--seed", type=int, default=0)
+    return parser

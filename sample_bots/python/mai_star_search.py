@@ -24,7 +24,6 @@ Usage: python sample_bots/python/mai_star_search.py [--fraction F] [--seed N]
 
 from __future__ import annotations
 
-import argparse
 import math
 import random
 import sys
@@ -38,7 +37,7 @@ from arena.games.mai_star.data import CARD_INDEX, CARDS, PUBLIC_CARDS
 from protocol.bot import Turn, Welcome, run
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ismcts import SearchBot
+from ismcts import SearchBot, arguments
 from mai_star_greedy import EFFECT_BONUS, MaiStarGreedy
 
 NOISE = 0.2  # random spread added to the greedy bot's scores, which often tie
@@ -192,9 +191,7 @@ class MaiStarSearch(SearchBot):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--fraction", type=float, default=0.5, help="share of move_ms to spend")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = arguments(__doc__.splitlines()[0])
     args = parser.parse_args()
     bot = MaiStarSearch(
         "mai_star", playout=playout, fraction=args.fraction, seed=args.seed, reward=round_rewards

@@ -12,13 +12,12 @@ searched option when it clearly beats the rule of thumb's. See arena/games/motor
 
 from __future__ import annotations
 
-import argparse
 import random
 from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
-from ismcts import Search, SearchBot, rank_rewards
+from ismcts import Search, SearchBot, arguments, rank_rewards
 
 from arena.games.base import Decision, State
 from arena.games.motora.board import BOARD
@@ -316,9 +315,7 @@ class MotoraSearch(SearchBot):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--fraction", type=float, default=0.5, help="share of move_ms to spend")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = arguments(__doc__.splitlines()[0])
     parser.add_argument("--horizon", type=int, default=HORIZON, help="turns a playout looks ahead")
     args = parser.parse_args()
     run(MotoraSearch(args.fraction, args.seed, args.horizon))

@@ -13,12 +13,11 @@ best opponent (:func:`margin_rewards`). See arena/games/mottainai/README.md, "A 
 
 from __future__ import annotations
 
-import argparse
 import random
 from collections.abc import Callable
 from typing import Any
 
-from ismcts import SearchBot, rank_rewards
+from ismcts import SearchBot, arguments, rank_rewards
 
 from arena.games.base import Decision, State
 from arena.games.mottainai import cards as C
@@ -150,9 +149,7 @@ def margin_rewards(state: State) -> list[float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--fraction", type=float, default=0.5, help="share of move_ms to spend")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = arguments(__doc__.splitlines()[0])
     args = parser.parse_args()
     bot = SearchBot(
         "mottainai", playout=playout, fraction=args.fraction, seed=args.seed, reward=margin_rewards
