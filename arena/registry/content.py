@@ -95,7 +95,26 @@ def snapshot(
             )
     if not entries:
         raise ContentError(f"{folder}: no files to store")
+    _links_stay_inside(dest or folder, [e.path for e in entries if e.kind == "link"], folder)
     return Snapshot(tuple(entries), size)
+
+
+def _links_stay_inside(root: Path, links: list[str], shown: Path) -> None:
+    """Each link, resolved through every other link, still inside ``root`` (the tree as written;
+    messages name it as ``shown``, the folder submitted).
+
+    ``_link`` checks a target's text; a chain can still climb out (``s -> .`` then
+    ``a/b/t -> ../../s/../x`` reads as ``x`` but ``s/..`` is the folder above), so the tree as
+    written is resolved for real.
+    """
+    top = os.path.realpath(root)
+    for rel in links:
+        resolved = os.path.realpath(root / rel)
+        if resolved != top and not resolved.startswith(top + os.sep):
+            raise ContentError(
+                f"{shown / rel}: symlink leads outside the bot folder through other links: "
+                "refused (copy the file in instead)"
+            )
 
 
 def _walk(folder: Path, patterns: tuple[str, ...]) -> list[str]:

@@ -107,6 +107,13 @@ def test_symlink_out_of_the_folder_is_refused(tmp_path: Path) -> None:
     (folder / "up").unlink()
     (folder / "inner").symlink_to("bot.py")  # inside the folder: kept as a link
     assert {e.path: e.kind for e in snapshot(folder).entries}["inner"] == "link"
+    (folder / "s").symlink_to(".")  # each link's text stays inside; the chain climbs out
+    (folder / "d1" / "d2").mkdir(parents=True)
+    (folder / "d1" / "d2" / "t").symlink_to("../../s/../etc")
+    with pytest.raises(ContentError, match="outside the bot folder through other links"):
+        snapshot(folder)
+    with pytest.raises(ContentError, match="through other links"):
+        snapshot(folder, dest=tmp_path / "copy")
 
 
 def test_oversized_folder_and_too_many_files_and_fifos_are_refused(tmp_path: Path) -> None:

@@ -123,6 +123,24 @@ def test_a_symlink_leading_out_is_refused(
     _nothing_stored(competition, client, tmp_path / "evil")
 
 
+def test_a_symlink_chain_climbing_out_is_refused(
+    client: TestClient, competition: Competition, token: str, tmp_path: Path
+) -> None:
+    """Each link's text stays inside, but resolved through ``s -> .`` the second climbs out."""
+    links = [
+        member("s", tarfile.SYMTYPE, "."),
+        member("d1/d2/t", tarfile.SYMTYPE, "../../s/../etc"),
+    ]
+    body = tar_gz(
+        [member("arena-bot.toml"), member("bot.py"), *links],
+        {"arena-bot.toml": manifest(), "bot.py": RANDOM_BOT.encode()},
+    )
+    status, error = _post(client, token, body)
+    assert status == 400
+    assert error.startswith("d1/d2/t: symlink leads outside the bot folder through other links")
+    _nothing_stored(competition, client, tmp_path / "evil")
+
+
 def test_a_file_written_through_a_symlink_is_refused(
     client: TestClient, competition: Competition, token: str, tmp_path: Path
 ) -> None:
