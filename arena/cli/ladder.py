@@ -34,6 +34,7 @@ from rich.progress import (
 )
 
 from arena import sandbox
+from arena.cli.plain_help import App
 from arena.ladder import follow as following
 from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
@@ -50,19 +51,19 @@ from arena.ladder.store import (
 from arena.report import tables as report
 from arena.report.html import write_report
 
-ladder_app = typer.Typer(
-    help="Run ladders (round-robin, gauntlet) and read their tables.", rich_markup_mode=None
-)
+ladder_app = App(help="Run ladders (round-robin, gauntlet) and read their tables.")
 
 FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="Ladder file (TOML).")]
 FormatOpt = Annotated[
-    str, typer.Option("--format", "-f", help=f"Output: {', '.join(report.FORMATS)}.")
+    str,
+    typer.Option("--format", "-f", metavar="FORMAT", help=f"Output: {', '.join(report.FORMATS)}."),
 ]
 WorkersOpt = Annotated[
     int | None, typer.Option(min=1, help="Local worker processes [default: CPU count].")
 ]
 ClusterOpt = Annotated[
-    str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
+    str | None,
+    typer.Option(metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786."),
 ]
 
 
@@ -353,7 +354,9 @@ def show(
 @ladder_app.command()
 def matches(
     path: FileArg,
-    bot: Annotated[str | None, typer.Option(help="Only matches this bot played.")] = None,
+    bot: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Only matches this bot played.")
+    ] = None,
     fmt: FormatOpt = "table",
 ) -> None:
     """Stored matches in schedule order: seats, scores, ranks, faults."""
@@ -421,15 +424,22 @@ def forget(
     path: FileArg,
     match: Annotated[
         list[str] | None,
-        typer.Option("--match", help="A stored match id or unique prefix (repeatable)."),
+        typer.Option(
+            "--match", metavar="ID", help="A stored match id or unique prefix (repeatable)."
+        ),
     ] = None,
     since: Annotated[
         str | None,
-        typer.Option(help="Every match stored at or after this ISO time (local unless zoned)."),
+        typer.Option(
+            metavar="TIME",
+            help="Every match stored at or after this ISO time (local unless zoned).",
+        ),
     ] = None,
     bot: Annotated[
         str | None,
-        typer.Option(help="Every match of this bot, and its record (to change its command)."),
+        typer.Option(
+            metavar="NAME", help="Every match of this bot, and its record (to change its command)."
+        ),
     ] = None,
     fmt: FormatOpt = "table",
 ) -> None:

@@ -24,9 +24,11 @@ def _fail(message: str, code: int = 2) -> NoReturn:
 
 def serve(
     competition: Annotated[
-        Path, typer.Argument(metavar="COMPETITION.toml", help="The competition file.")
+        Path, typer.Argument(metavar="FILE", help="The competition file (TOML).")
     ],
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option(metavar="ADDRESS", help="Address to listen on.")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
     add_author: Annotated[
         str | None,
