@@ -19,7 +19,6 @@ Voids are never a free undo, and never burn a schedule:
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import sandbox
+from arena.ladder import database
 from arena.ladder.config import LadderConfig
 from arena.ladder.executor import Dispatcher, Executor, Job
 from arena.ladder.ratings import BotStats, MatchRecord, ladder_stats, rate
@@ -176,9 +176,16 @@ def check_replays(folder: Path | None) -> None:
 
 
 def run_ladder(
-    cfg: LadderConfig, executor: Executor, progress: Progress | None = None
+    cfg: LadderConfig,
+    executor: Executor,
+    progress: Progress | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> RunSummary:
     """Play every scheduled match not stored yet; then rerate.
+
+    Once ``stop()`` is true nothing more is handed out: the matches in flight finish and are
+    stored, the ratings are rebuilt and the summary returned (a later run plays the rest). It
+    is asked after each finished match, so stopping waits only for the matches in flight.
 
     Raises HostFailure (before any match, or after the first ``host:`` void), StorageError
     (the database or the replay folder cannot be written) and StoreError (the database does
@@ -188,15 +195,19 @@ def run_ladder(
     check_replays(cfg.replays)
     store = Store.create(cfg.database, cfg.game.id)
     try:
-        return _run(cfg, executor, store, progress)
-    except sqlite3.Error as exc:
+        return _run(cfg, executor, store, progress, stop or (lambda: False))
+    except database.Error as exc:
         raise storage_error(cfg.database, exc) from None
     finally:
         store.close()
 
 
 def _run(
-    cfg: LadderConfig, executor: Executor, store: Store, progress: Progress | None
+    cfg: LadderConfig,
+    executor: Executor,
+    store: Store,
+    progress: Progress | None,
+    stop: Callable[[], bool],
 ) -> RunSummary:
     started = time.monotonic()
     schedule = schedule_of(cfg)
@@ -218,6 +229,8 @@ def _run(
     host_failure = ""
     if progress is not None:
         progress(already, len(schedule), faults)
+    if stop():
+        dispatcher.stop()
     for job, result in dispatcher:
         if result.get("void"):
             blame = void_blame(result, job)
@@ -230,8 +243,8 @@ def _run(
             elif own_voids[job.key] >= MAX_VOIDS:
                 blocked.append(_blocked(store, specs[job.key], own_voids[job.key]))
                 failed += 1
-            elif job.attempt < MAX_ATTEMPTS and not host_failure:  # stopping: no retries
-                retries += 1
+            elif job.attempt < MAX_ATTEMPTS and not host_failure and not stop():
+                retries += 1  # stopping: no retries
                 dispatcher.again(job, solo=True)
                 continue
             else:
@@ -243,6 +256,8 @@ def _run(
             faults += sum(1 for s in result["seats"] if s["status"] != "ok")
         if progress is not None:
             progress(already + played + failed, len(schedule), faults)
+        if stop():
+            dispatcher.stop()
     rerate(cfg, store)
     store.check_still_there()
     if host_failure:

@@ -4,9 +4,10 @@ Each pass builds the ladder from the competition file and the registry's active 
 new version replaces its bot's previous one in the ladder) and runs it with ``run_ladder`` on
 local worker processes (or a Dask cluster's). The store skips every match already stored and
 holds an exclusive lock, so a killed server loses only the matches in flight, and a restarted
-one plays them again once (never a second copy of a stored match). When nothing is left to
-play it waits for the next version. Local workers die with the server (``PR_SET_PDEATHSIG``),
-taking their bots along.
+one plays them again once (never a second copy of a stored match). Stopping it (the server
+shutting down) hands out no more matches: those in flight finish and are stored, and a restart
+plays the rest. When nothing is left to play it waits for the next version. Local workers die
+with the server (``PR_SET_PDEATHSIG``), taking their bots along.
 
 A competition with a ``[follow]`` table runs ``follow_ladder`` instead, for ever: one duplicate
 set at a time, new versions placed first, a set cut by a kill completed on restart.
@@ -53,8 +54,8 @@ class Runner:
         self.thread.start()
 
     def stop(self, wait_s: float = STOP_WAIT_S) -> None:
-        """Stop after the set in play (a following ladder), or after the schedule in play when
-        it ends within ``wait_s``; otherwise the process's exit takes the workers along."""
+        """Stop after the set in play (a following ladder), or after the matches in flight; a
+        wait over ``wait_s`` leaves them to the process's exit, which takes the workers along."""
         self.stopping.set()
         if self.thread.is_alive():
             self.thread.join(wait_s)
@@ -75,10 +76,13 @@ class Runner:
                 self._set("playing", bots=cfg.bot_names, done=0, scheduled=0)
                 try:
                     with self._executor() as executor:
-                        summary = run_ladder(cfg, executor, self._progress)
+                        summary = run_ladder(cfg, executor, self._progress, self.stopping.is_set)
                 except (HostFailure, StorageError, StoreError, ExecutorError) as exc:
                     self._set("stopped", problem=str(exc))
                 else:
+                    if self.stopping.is_set():  # maybe mid-schedule: a restart plays the rest
+                        self._set("stopped")
+                        break
                     played = cfg.bot_names
                     self._set("idle", scheduled=summary.scheduled, done=summary.scheduled)
                     continue
