@@ -16,6 +16,7 @@ from typing import Annotated, NoReturn
 import typer
 from tabulate import tabulate
 
+from arena.cli.plain_help import App
 from arena.cli.serve import submit_remote
 from arena.ladder.config import LadderConfigError, load_ladder
 from arena.ladder.store import Store, StoreError
@@ -24,10 +25,9 @@ from arena.registry.gate import CHECK_GAMES, GateHostError, describe, submit
 from arena.registry.manifest import ManifestError
 from arena.registry.store import Registry, RegistryError, Version, parse_ref
 
-bot_app = typer.Typer(
+bot_app = App(
     help="Submit bots to a registry (versioned, built, validated) and look at them.",
     no_args_is_help=True,
-    rich_markup_mode=None,
 )
 
 DEFAULT_REGISTRY = "registry"

@@ -16,6 +16,7 @@ from tabulate import tabulate
 
 from arena.cli.bot import bot_app
 from arena.cli.ladder import ladder_app
+from arena.cli.plain_help import App
 from arena.cli.positions import read_position, replay_position, rules
 from arena.cli.sandbox import sandbox_app
 from arena.cli.serve import serve
@@ -31,16 +32,13 @@ from arena.match.replay import ReplayError, describe, log_lines, read, verify
 from arena.sandbox import UNSANDBOXED, SandboxError
 from arena.sandbox import choose as choose_level
 
-app = typer.Typer(
+app = App(
     help="Arena: run bot matches and ladders for table games.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain help: no `<bool>` on flags, `[default: ...]` kept as written
 )
-replay_app = typer.Typer(
-    help="Inspect and verify replay files.", no_args_is_help=True, rich_markup_mode=None
-)
+replay_app = App(help="Inspect and verify replay files.", no_args_is_help=True)
 app.add_typer(replay_app, name="replay")
 app.add_typer(ladder_app, name="ladder")
 app.add_typer(sandbox_app, name="sandbox")
@@ -146,11 +144,12 @@ def play(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `arena games`).")],
     bot: Annotated[
         list[str],
-        typer.Option("--bot", help=f"{BOT_FORMS}; once per seat, in seat order."),
+        typer.Option("--bot", metavar="CMD", help=f"{BOT_FORMS}; once per seat, in seat order."),
     ],
     seed: Annotated[int, typer.Option(help="Seed of the deal.")] = 0,
     option: Annotated[
-        list[str] | None, typer.Option("--option", help="Game option KEY=VALUE (repeatable).")
+        list[str] | None,
+        typer.Option("--option", metavar="KEY=VALUE", help="Game option (repeatable)."),
     ] = None,
     replay: Annotated[
         Path | None,
@@ -160,12 +159,15 @@ def play(
     bank_ms: Annotated[int, typer.Option(help="Overage bank per seat (ms).")] = Limits.bank_ms,
     init_ms: Annotated[int, typer.Option(help="Time to say hello (ms).")] = Limits.init_ms,
     sandbox: Annotated[
-        str | None, typer.Option(help="Sandbox level [default: the strongest available].")
+        str | None,
+        typer.Option(metavar="LEVEL", help="Sandbox level [default: the strongest available]."),
     ] = None,
     fault: Annotated[
         list[str] | None,
         typer.Option(
-            "--fault", help="CLASS=forfeit|substitute, e.g. illegal_action=substitute (repeatable)."
+            "--fault",
+            metavar="CLASS=ACTION",
+            help="ACTION is forfeit or substitute, e.g. illegal_action=substitute (repeatable).",
         ),
     ] = None,
     max_strikes: Annotated[
@@ -231,7 +233,9 @@ def play(
 @app.command("check-bot")
 def check_bot_command(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `arena games`).")],
-    bot: Annotated[str, typer.Option("--bot", help=f"The bot to check: {BOT_FORMS}.")],
+    bot: Annotated[
+        str, typer.Option("--bot", metavar="CMD", help=f"The bot to check: {BOT_FORMS}.")
+    ],
     games: Annotated[
         int, typer.Option(help="Matches to play; the bot takes each seat in turn.")
     ] = DEFAULT_GAMES,
@@ -244,7 +248,8 @@ def check_bot_command(
         int | None, typer.Option(help="Seats per match [default: 3 where the game allows].")
     ] = None,
     option: Annotated[
-        list[str] | None, typer.Option("--option", help="Game option KEY=VALUE (repeatable).")
+        list[str] | None,
+        typer.Option("--option", metavar="KEY=VALUE", help="Game option (repeatable)."),
     ] = None,
     move_ms: Annotated[int, typer.Option(help="Time per decision (ms).")] = Limits.move_ms,
     bank_ms: Annotated[int, typer.Option(help="Overage bank per seat (ms).")] = Limits.bank_ms,

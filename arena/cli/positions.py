@@ -83,7 +83,7 @@ def rules(
 
 
 def replay_position(
-    path: Annotated[Path, typer.Argument(help="Replay file.")],
+    path: Annotated[Path, typer.Argument(metavar="REPLAY", help="Replay file.")],
     at: Annotated[int, typer.Option("--at", help="Decision number, from 1 (as `replay show`).")],
     out: Annotated[
         Path | None, typer.Option("--out", help="Write the JSON here [default: stdout].")

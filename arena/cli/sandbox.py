@@ -11,10 +11,9 @@ from typing import Annotated
 import typer
 
 from arena import sandbox
+from arena.cli.plain_help import App
 
-sandbox_app = typer.Typer(
-    help="Bot sandbox: which isolation level is in force here.", rich_markup_mode=None
-)
+sandbox_app = App(help="Bot sandbox: which isolation level is in force here.")
 
 
 @sandbox_app.command("probe")
