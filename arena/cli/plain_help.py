@@ -76,7 +76,7 @@ class App(typer.Typer):
     def __init__(self, **settings: Any) -> None:
         super().__init__(rich_markup_mode=None, **settings)
 
-    def command(  # type: ignore[override]
+    def command(
         self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **settings: Any
     ) -> Callable[[F], F]:
         return super().command(name, cls=cls or PlainCommand, **settings)
