@@ -14,7 +14,6 @@ import os
 import shlex
 import shutil
 import signal
-import sqlite3
 import sys
 import time
 from collections.abc import Iterator
@@ -35,6 +34,7 @@ from rich.progress import (
 
 from arena import sandbox
 from arena.cli.plain_help import App
+from arena.ladder import database
 from arena.ladder import follow as following
 from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
@@ -103,7 +103,7 @@ def _reading(cfg: LadderConfig) -> Iterator[Store]:
 def _writing(cfg: LadderConfig) -> Iterator[Store]:
     """The existing database, locked for writing; a failure to write it exits 4 (what was
     stored is safe), a database at odds with the file exits 2."""
-    if not cfg.database.is_file():
+    if not database.exists(cfg.database):
         _fail(f"{cfg.database}: no ladder database yet (run `arena ladder run` first)")
     try:
         store = Store.create(cfg.database, cfg.game.id)
@@ -116,7 +116,7 @@ def _writing(cfg: LadderConfig) -> Iterator[Store]:
         store.check_still_there()
     except StorageError as exc:
         _fail(str(exc), code=STORAGE_EXIT)
-    except sqlite3.Error as exc:
+    except database.Error as exc:
         _fail(str(storage_error(cfg.database, exc)), code=STORAGE_EXIT)
     finally:
         store.close()
@@ -481,7 +481,7 @@ def _forgotten(
     assert bot is not None
     ids = store.matches_of(bot)
     if not ids and not store.has_bot(bot):
-        _fail(f"--bot {bot}: no such bot in {store.path}")
+        _fail(f"--bot {bot}: no such bot in {database.describe(store.location)}")
     return ids
 
 
@@ -495,9 +495,9 @@ def report_cmd(
 ) -> None:
     """Write the HTML report (standings, plots, faults, bot pages, replays); print its path."""
     cfg = _config(path)
-    if not cfg.database.is_file():
+    if not database.exists(cfg.database):
         _fail(f"{cfg.database}: no ladder database yet (run `arena ladder run` first)")
-    target = out or cfg.database.with_suffix(".report")
+    target = out or database.beside(cfg.database, cfg.path, ".report")
     try:
         index = write_report(cfg, target)
     except StoreError as exc:

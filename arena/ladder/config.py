@@ -8,6 +8,7 @@ its own line, with the nearest key or bot name when one is close (``round`` -> `
 
 Path rule: every relative path in the file (``database``, ``replays``, ``root``, a bot's
 ``cwd``) is relative to the directory holding the ladder file, never to the shell's directory.
+``database`` may instead be a ``postgresql://`` URL (``arena/ladder/database.py``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any, TypeVar
 
 from arena.games import UnknownGame, available_games, load_game
 from arena.games.base import Game, OptionError
+from arena.ladder.database import Location, locate
 from arena.ladder.matchmaking import STARTS, FollowSettings
 from arena.ladder.ratings import RatingSettings
 from arena.match.bots import BOT_NAME, TRANSPORTS, BotCommandError, BotSpec, default_name
@@ -71,7 +73,7 @@ class LadderConfig:
     seed: int
     max_tables: int
     rating: RatingSettings
-    database: Path
+    database: Location  # a SQLite file, or a postgresql:// URL
     replays: Path | None
     registry: Path | None = None  # where ``bot = "alice"`` entries are found
     refs: tuple[tuple[str, str], ...] = ()  # (bot name, registry reference given) per such bot
@@ -98,7 +100,7 @@ def nearest(word: str, choices: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-class _Reader:
+class TableReader:
     """Reads one TOML table, naming the file and the dotted key in every error.
 
     ``problems`` is shared by a file's readers: ``only`` and ``attempt`` record a mistake there
@@ -158,10 +160,10 @@ class _Reader:
             raise self.error(key, f"expected an integer of at least {low}, got {value}")
         return value
 
-    def table(self, key: str) -> _Reader:
+    def table(self, key: str) -> TableReader:
         """The sub-table ``key`` (empty, with the mistake recorded, when it is not a table)."""
         data = self.attempt(lambda: self.get(key, "a table", {}), {})
-        return _Reader(self.label, data, f"{self.prefix}{key}.", self.problems)
+        return TableReader(self.label, data, f"{self.prefix}{key}.", self.problems)
 
 
 _CHECKS: dict[str, Callable[[Any], bool]] = {
@@ -218,7 +220,7 @@ def load_ladder(
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise LadderConfigError(f"{label}: not valid TOML: {exc}") from None
     problems: list[str] = []
-    top = _Reader(label, data, problems=problems)
+    top = TableReader(label, data, problems=problems)
     top.only(TOP_KEYS)
     base = path.resolve().parent
     game = top.attempt(lambda: _game(top), None)
@@ -251,7 +253,7 @@ def load_ladder(
         ),
         "rating": top.attempt(lambda: _rating(top.table("rating")), RatingSettings()),
         "database": top.attempt(
-            lambda: base / top.get("database", "a string", f"{path.stem}.db"), base
+            lambda: locate(top.get("database", "a string", f"{path.stem}.db"), base), base
         ),
         "replays": top.attempt(lambda: _replays(top, base, path.stem), None),
     }
@@ -285,7 +287,7 @@ def load_ladder(
     )
 
 
-def _follow(top: _Reader) -> FollowSettings:
+def _follow(top: TableReader) -> FollowSettings:
     table = top.table("follow")
     table.only(("placement", "start", "poll_s"))
     start = table.get("start", "a string", FollowSettings.start)
@@ -320,7 +322,7 @@ def _earlier_versions(
 _NEVER_PLAYED = ("building", "validating", "rejected")
 
 
-def _game(top: _Reader) -> Game:
+def _game(top: TableReader) -> Game:
     game_id = top.get("game", "a string", required=True)
     try:
         return load_game(game_id)
@@ -328,7 +330,7 @@ def _game(top: _Reader) -> Game:
         raise top.error("game", f"{exc}{nearest(game_id, available_games())}") from None
 
 
-def _seats(top: _Reader, game: Game | None) -> int:
+def _seats(top: TableReader, game: Game | None) -> int:
     seats = top.get("seats", "an integer", required=True)
     if game is not None and not game.min_players <= seats <= game.max_players:
         raise top.error(
@@ -338,7 +340,7 @@ def _seats(top: _Reader, game: Game | None) -> int:
     return seats
 
 
-def _options(top: _Reader, game: Game, seats: int) -> dict[str, Any]:
+def _options(top: TableReader, game: Game, seats: int) -> dict[str, Any]:
     given = top.table("options")
     for key in given.data:
         try:
@@ -352,7 +354,7 @@ def _options(top: _Reader, game: Game, seats: int) -> dict[str, Any]:
 
 
 def _bots(
-    top: _Reader,
+    top: TableReader,
     root: Path,
     check: bool,
     limits: SandboxLimits,
@@ -369,7 +371,7 @@ def _bots(
     refs = []
     running = top.attempt(lambda: _running_level(top, level), None) if check and entries else None
     for i, entry in enumerate(entries):
-        item = _Reader(top.label, entry, f"bots[{i}].", top.problems)
+        item = TableReader(top.label, entry, f"bots[{i}].", top.problems)
         if "bot" in entry:
             read = functools.partial(_registry_bot, item, registry, limits, game, following)
             spec = item.attempt(read, None)
@@ -396,7 +398,7 @@ def _bots(
 
 
 def _registry_bot(
-    item: _Reader, registry: Path, limits: SandboxLimits, game: Game | None, following: bool
+    item: TableReader, registry: Path, limits: SandboxLimits, game: Game | None, following: bool
 ) -> BotSpec | None:
     """A ``bot = "alice"`` (latest active version) or ``"alice@2"`` entry: the version's own
     command and folder, stored under its versioned name; None for a following ladder's bot
@@ -424,7 +426,7 @@ def _registry_bot(
     return replace(spec_of(version), limits=_sandbox_limits(own, limits) if own.data else None)
 
 
-def _running_level(top: _Reader, level: str | None) -> str:
+def _running_level(top: TableReader, level: str | None) -> str:
     """The level bots will run at (``level``, or the strongest available)."""
     try:
         return choose_level(level)
@@ -432,7 +434,7 @@ def _running_level(top: _Reader, level: str | None) -> str:
         raise top.error("sandbox", str(exc)) from None
 
 
-def _bot(item: _Reader, root: Path, limits: SandboxLimits) -> BotSpec:
+def _bot(item: TableReader, root: Path, limits: SandboxLimits) -> BotSpec:
     """One ``[[bots]]`` entry; without a ``name``, the one its command implies (as on the
     command line: the script's file stem)."""
     item.only(("name", "command", "cwd", "transport", "limits", "reuse"))
@@ -458,7 +460,7 @@ def _bot(item: _Reader, root: Path, limits: SandboxLimits) -> BotSpec:
     return BotSpec(name, argv, cwd, transport, own_limits, reuse)
 
 
-def _format(top: _Reader, bots: tuple[BotSpec, ...], seats: int) -> tuple[str, str | None]:
+def _format(top: TableReader, bots: tuple[BotSpec, ...], seats: int) -> tuple[str, str | None]:
     fmt = top.get("format", "a string", "round-robin")
     if fmt not in FORMATS:
         raise top.error("format", f"expected one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -476,7 +478,7 @@ def _format(top: _Reader, bots: tuple[BotSpec, ...], seats: int) -> tuple[str, s
     return fmt, candidate
 
 
-def _limits(table: _Reader) -> Limits:
+def _limits(table: TableReader) -> Limits:
     return Limits(
         init_ms=table.integer("init_ms", Limits.init_ms, 1),
         move_ms=table.integer("move_ms", Limits.move_ms, 1),
@@ -486,13 +488,13 @@ def _limits(table: _Reader) -> Limits:
     )
 
 
-def _sandbox_limits(table: _Reader, base: SandboxLimits) -> SandboxLimits:
+def _sandbox_limits(table: TableReader, base: SandboxLimits) -> SandboxLimits:
     """The sandbox keys of a ``limits`` table applied over ``base``."""
     given = {k: table.integer(k, 1, 1) for k in SANDBOX_KEYS if k in table.data}
     return base.merged(given)
 
 
-def _sandbox_level(top: _Reader, check: bool) -> str | None:
+def _sandbox_level(top: TableReader, check: bool) -> str | None:
     """The level asked for (None: the strongest); ``check``: it must be available here."""
     level = top.get("sandbox", "a string", "auto")
     if level not in ("auto", *LEVELS):
@@ -507,14 +509,14 @@ def _sandbox_level(top: _Reader, check: bool) -> str | None:
     return level
 
 
-def _policy(table: _Reader) -> FaultPolicy:
+def _policy(table: TableReader) -> FaultPolicy:
     try:
         return FaultPolicy().merged(table.data)
     except ValueError as exc:
         raise LadderConfigError(f"{table.label}: faults: {exc}") from None
 
 
-def _rating(table: _Reader) -> RatingSettings:
+def _rating(table: TableReader) -> RatingSettings:
     table.only(("model", "mu", "sigma", "beta", "tau", "draw_probability"))
     defaults = RatingSettings()
     model = table.get("model", "a string", defaults.model)
@@ -530,7 +532,7 @@ def _rating(table: _Reader) -> RatingSettings:
     )
 
 
-def _replays(top: _Reader, base: Path, stem: str) -> Path | None:
+def _replays(top: TableReader, base: Path, stem: str) -> Path | None:
     value = top.get("replays", "true, false or a folder", False)
     if value is False:
         return None

@@ -32,6 +32,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.ladder import database
 from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
 from arena.ladder.executor import Dispatcher, Executor, Job
 from arena.ladder.matchmaking import next_table
@@ -48,7 +49,7 @@ from arena.ladder.run import (
     void_blame,
 )
 from arena.ladder.schedule import MatchSpec, digest, duplicate_set
-from arena.ladder.store import Store
+from arena.ladder.store import Store, storage_error
 from arena.match.referee import HOST_VOID, OK
 from arena.registry.store import Registry
 
@@ -158,6 +159,8 @@ def follow_ladder(
             store.check_still_there()
             if progress is not None:
                 progress(played, played, faults)
+    except database.Error as exc:
+        raise storage_error(cfg.database, exc) from None
     finally:
         store.close()
     return played

@@ -19,7 +19,6 @@ Voids are never a free undo, and never burn a schedule:
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import sandbox
+from arena.ladder import database
 from arena.ladder.config import LadderConfig
 from arena.ladder.executor import Dispatcher, Executor, Job
 from arena.ladder.ratings import BotStats, MatchRecord, ladder_stats, rate
@@ -196,7 +196,7 @@ def run_ladder(
     store = Store.create(cfg.database, cfg.game.id)
     try:
         return _run(cfg, executor, store, progress, stop or (lambda: False))
-    except sqlite3.Error as exc:
+    except database.Error as exc:
         raise storage_error(cfg.database, exc) from None
     finally:
         store.close()

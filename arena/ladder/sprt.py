@@ -16,11 +16,11 @@ while it was being reached are ignored), a resumed test reaches the same decisio
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.ladder import database as db
 from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig
 from arena.ladder.executor import Dispatcher, Executor, Job
@@ -46,8 +46,9 @@ class Outcome:
 
 
 def database(cfg: LadderConfig, a: str, b: str) -> Path:
-    """The test's own database, beside the ladder's."""
-    return cfg.database.with_name(f"{cfg.database.stem}.test.{a}.{b}.db")
+    """The test's own SQLite file, beside the ladder's database (or its file, when the ladder's
+    database is a server: a test is one organiser's experiment)."""
+    return db.beside(cfg.database, cfg.path, f".test.{a}.{b}.db")
 
 
 def fillers(cfg: LadderConfig, a: str, b: str, index: int) -> tuple[str, ...]:
@@ -112,7 +113,7 @@ def play_until_decided(
     store = Store.create(path, cfg.game.id)
     try:
         return _play(test, store, executor, progress)
-    except sqlite3.Error as exc:
+    except db.Error as exc:
         raise storage_error(path, exc) from None
     finally:
         store.close()

@@ -1,4 +1,5 @@
-"""The ladder database: SQLite in WAL mode, written by the runner process alone.
+"""The ladder database, written by the runner process alone: a SQLite file in WAL mode (the
+embedded default) or a PostgreSQL database given by URL (``arena/ladder/database.py``).
 
 A finished match is stored in one transaction (its row and every seat's result), so a runner
 killed at any moment leaves either the whole match or nothing of it; a resumed run skips the
@@ -6,10 +7,11 @@ match ids already stored. Void attempts (referee or engine failures) go to their
 never become results. Ratings and their history are derived data, rebuilt from the results by
 ``arena ladder rerate`` and at the end of every run. ``ladders/README.md`` documents the schema.
 
-The run lock is an ``flock`` on ``<database>.lock`` beside the file, not on the database itself,
-so deleting the database during a run does not let a second runner in; and the runner checks,
-after every match it stores, that its path still names the file it writes, so results written
-into a deleted file are never reported as stored.
+The run lock of a file is an ``flock`` on ``<database>.lock`` beside it, not on the database
+itself, so deleting the database during a run does not let a second runner in; and the runner
+checks, after every match it stores, that its path still names the file it writes, so results
+written into a deleted file are never reported as stored. On PostgreSQL the lock is an advisory
+lock held by the runner's connection: the server drops it when the runner dies.
 """
 
 from __future__ import annotations
@@ -19,12 +21,20 @@ import fcntl
 import json
 import os
 import shlex
-import sqlite3
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.ladder.database import (
+    Connection,
+    Error,
+    Location,
+    OperationalError,
+    connect,
+    describe,
+    exists,
+)
 from arena.ladder.ratings import HistoryRow, MatchRecord, Rating, SeatRecord
 from arena.ladder.schedule import MatchSpec
 from arena.match.bots import BotSpec
@@ -161,16 +171,20 @@ class ProgramChanged(StoreError):
         )
 
 
+class NoDatabase(StoreError):
+    """No ladder database at this location yet: nothing has been played."""
+
+
 class StorageError(RuntimeError):
     """The database could not be written (read-only, disk full, deleted during the run)."""
 
 
-def storage_error(path: Path, exc: BaseException) -> StorageError:
-    """What to tell the organiser when writing ``path`` failed with ``exc``."""
+def storage_error(location: Location, exc: BaseException) -> StorageError:
+    """What to tell the organiser when writing ``location`` failed with ``exc``."""
     return StorageError(
-        f"{path}: cannot write the ladder database ({exc}); every match stored before this is "
-        "safe (each is one transaction): fix it (free space, permissions) and run the same "
-        "command again to resume"
+        f"{describe(location)}: cannot write the ladder database ({exc}); every match stored "
+        "before this is safe (each is one transaction): fix it (free space, permissions, the "
+        "database server) and run the same command again to resume"
     )
 
 
@@ -181,104 +195,129 @@ def lock_path(path: Path) -> Path:
 class Store:
     """One open ladder database. Use :meth:`create` to run, :meth:`read` to report."""
 
-    def __init__(
-        self, conn: sqlite3.Connection, lock: int | None = None, path: Path | None = None
-    ) -> None:
+    def __init__(self, conn: Connection, location: Location, lock: int | None = None) -> None:
         self.conn = conn
-        self.conn.row_factory = sqlite3.Row
+        self.location = location
         self.lock = lock
-        self.path = path
-        self.identity = _identity(path) if path is not None else None
+        self.path = None if conn.postgres else Path(location)
+        self.identity = _identity(self.path) if self.path is not None and lock else None
 
     @classmethod
-    def create(cls, path: Path, game: str) -> Store:
-        """Open for writing, creating the file and schema when missing.
+    def create(cls, location: Location, game: str) -> Store:
+        """Open for writing, creating the database and schema when missing.
 
-        The writer holds an exclusive ``flock`` on ``<path>.lock`` (independent of SQLite's own
-        ``fcntl`` locks), so two runs of one ladder cannot play the same matches twice.
-        StorageError when the file cannot be created or written.
+        The writer holds an exclusive lock (an ``flock`` on ``<path>.lock``, independent of
+        SQLite's own locks, or a PostgreSQL advisory lock), so two runs of one ladder cannot
+        play the same matches twice. StorageError when it cannot be created or written.
         """
+        where = describe(location)
+        lock = None
+        if isinstance(location, Path):
+            try:
+                location.parent.mkdir(parents=True, exist_ok=True)
+                lock = _lock(lock_path(location))
+            except OSError as exc:
+                raise storage_error(location, exc) from None
+            if lock is None:
+                raise StoreError(f"{where}: in use by another `arena ladder` run")
+        conn = None
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            lock = _lock(lock_path(path))
-        except OSError as exc:
-            raise storage_error(path, exc) from None
-        if lock is None:
-            raise StoreError(f"{path}: in use by another `arena ladder` run")
-        try:
-            conn = sqlite3.connect(path, isolation_level=None, timeout=30)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable against crashes
-            conn.execute("PRAGMA foreign_keys=ON")
-            store = cls(conn, lock, path)
-            conn.executescript(SCHEMA)
+            conn = connect(location)
+            if conn.postgres and not conn.try_lock("arena ladder store"):
+                raise StoreError(f"{where}: in use by another `arena ladder` run")
+            if not conn.postgres:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable against crashes
+                conn.execute("PRAGMA foreign_keys=ON")
+            store = cls(conn, location, lock)
+            conn.schema(SCHEMA, ordered=("matches",))
             with store.transaction():
-                conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-                conn.execute("INSERT OR IGNORE INTO meta VALUES ('game', ?)", (game,))
+                for key, value in (("schema", SCHEMA_VERSION), ("game", game)):
+                    conn.execute(
+                        "INSERT INTO meta VALUES (?, ?) ON CONFLICT DO NOTHING", (key, value)
+                    )
             store._upgrade()
-        except sqlite3.DatabaseError as exc:
-            os.close(lock)
-            if isinstance(exc, sqlite3.OperationalError):
-                raise storage_error(path, exc) from None
-            raise StoreError(f"{path}: not a ladder database ({exc})") from None
-        store._check_meta(path, game)
+        except (Error, StoreError) as exc:
+            if conn is not None:
+                conn.close()
+            if lock is not None:
+                os.close(lock)
+            if isinstance(exc, StoreError):
+                raise
+            if isinstance(exc, OperationalError):
+                raise storage_error(location, exc) from None
+            raise StoreError(f"{where}: not a ladder database ({exc})") from None
+        store._check_meta(game)
         return store
 
     def check_still_there(self) -> None:
         """StorageError if the database file was deleted or replaced since it was opened: what
         was written since went into a file nobody can read."""
-        if self.path is not None and _identity(self.path) != self.identity:
+        if self.identity is not None and _identity(self.location) != self.identity:
             raise StorageError(
-                f"{self.path}: the database was deleted or replaced during the run; the matches "
-                "this run stored since went with the deleted file and are lost; run the same "
-                "command again to play them"
+                f"{self.location}: the database was deleted or replaced during the run; the "
+                "matches this run stored since went with the deleted file and are lost; run the "
+                "same command again to play them"
             )
 
     def _upgrade(self) -> None:
         """Bring an older database to the current schema, nothing lost: void columns added
         in place; a schema-1 database gets the schema-2 seat columns."""
         for table, columns in (("voids", VOID_COLUMNS), ("bots", BOT_COLUMNS)):
-            have = {r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")}
+            have = self.conn.columns(table)
             if have and not have.issuperset(n for n, _ in columns):
                 with self.transaction():
                     for name, decl in columns:
                         if name not in have:
-                            self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
+                            self.conn.add_column(table, name, decl)
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         if row is None or row[0] != "1":
             return
-        have = {r[1] for r in self.conn.execute("PRAGMA table_info(results)")}
+        have = self.conn.columns("results")
         with self.transaction():
             for name, decl in SEAT_COLUMNS_V2:
                 if name not in have:
-                    self.conn.execute(f"ALTER TABLE results ADD COLUMN {name} {decl}")
+                    self.conn.add_column("results", name, decl)
             self.conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
 
     @classmethod
-    def read(cls, path: Path, game: str) -> Store:
-        """Open an existing database read-only (reports never create or change one)."""
-        if not path.is_file():
-            raise StoreError(f"{path}: no ladder database yet (run `arena ladder run` first)")
-        rw = sqlite3.connect(path, isolation_level=None, timeout=30)
-        with contextlib.closing(rw), contextlib.suppress(sqlite3.DatabaseError):
-            cls(rw)._upgrade()  # a database that is not a ladder's: _check_meta says so
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
-        store = cls(conn)
-        store._check_meta(path, game)
+    def read(cls, location: Location, game: str) -> Store:
+        """Open an existing database read-only (reports never create or change one).
+        NoDatabase when nothing was stored there yet."""
+        where = describe(location)
+        if not exists(location):
+            raise NoDatabase(f"{where}: no ladder database yet (run `arena ladder run` first)")
+        try:
+            if isinstance(location, Path):  # an older file is brought up to date first
+                rw = connect(location)
+                with contextlib.closing(rw), contextlib.suppress(Error):
+                    cls(rw, location)._upgrade()  # not a ladder's: _check_meta says so
+            conn = connect(location, readonly=True)
+        except Error as exc:
+            raise StoreError(f"{where}: cannot read the ladder database ({exc})") from None
+        store = cls(conn, location)
+        try:
+            store._check_meta(game)
+        except StoreError:
+            store.close()
+            raise
         return store
 
-    def _check_meta(self, path: Path, game: str) -> None:
+    def _check_meta(self, game: str) -> None:
+        where = describe(self.location)
+        if self.conn.postgres and not self.conn.columns("meta"):
+            raise NoDatabase(f"{where}: no ladder database yet (run `arena ladder run` first)")
         try:
-            meta = dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path}: not a ladder database ({exc})") from None
+            meta = {r[0]: r[1] for r in self.conn.execute("SELECT key, value FROM meta")}
+        except Error as exc:
+            raise StoreError(f"{where}: not a ladder database ({exc})") from None
         if meta.get("schema") != SCHEMA_VERSION:
-            raise StoreError(f"{path}: schema {meta.get('schema')!r}, expected {SCHEMA_VERSION}")
+            raise StoreError(f"{where}: schema {meta.get('schema')!r}, expected {SCHEMA_VERSION}")
         if meta.get("game") != game:
-            raise StoreError(f"{path}: holds a {meta.get('game')} ladder, the file says {game}")
+            raise StoreError(f"{where}: holds a {meta.get('game')} ladder, the file says {game}")
 
-    def transaction(self) -> _Transaction:
-        return _Transaction(self.conn)
+    def transaction(self) -> contextlib.AbstractContextManager[None]:
+        return self.conn.transaction()
 
     def close(self) -> None:
         self.conn.close()
@@ -306,7 +345,7 @@ class Store:
                 raise ProgramChanged(bot.name, changes(before, now))
         with self.transaction():
             self.conn.executemany(
-                "INSERT OR IGNORE INTO bots VALUES (?, ?, ?, ?)",
+                "INSERT INTO bots VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 [(b.name, json.dumps(list(b.command)), time.time(), "") for b in bots],
             )
             self.conn.executemany(
@@ -417,8 +456,8 @@ class Store:
 
     def resolve(self, given: str) -> list[str]:
         """Stored match ids equal to, or starting with, ``given``."""
-        query = "SELECT id FROM matches WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id"
-        return [r[0] for r in self.conn.execute(query, (given,))]
+        query = "SELECT id FROM matches WHERE substr(id, 1, length(?)) = ? ORDER BY id"
+        return [r[0] for r in self.conn.execute(query, (given, given))]
 
     def forget(self, match_ids: Iterable[str], bot: str | None = None) -> int:
         """Drop stored matches (their results and void attempts too), and ``bot``'s record so it
@@ -468,7 +507,8 @@ class Store:
 
     def stored_order(self) -> list[str]:
         """Every stored match id in the order the matches were stored."""
-        return [r[0] for r in self.conn.execute("SELECT id FROM matches ORDER BY rowid")]
+        query = f"SELECT id FROM matches ORDER BY {self.conn.insertion_order}"
+        return [r[0] for r in self.conn.execute(query)]
 
     def match_rows(self) -> dict[str, dict[str, Any]]:
         """Every stored match with its seats, by id (for listings)."""
@@ -519,16 +559,3 @@ def _lock(path: Path) -> int | None:
         if _identity(path) == (st.st_dev, st.st_ino):
             return fd
         os.close(fd)  # deleted or replaced meanwhile: lock the file that is there now
-
-
-class _Transaction:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` on any exception."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> None:
-        self.conn.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: object, *_: object) -> None:
-        self.conn.execute("COMMIT" if kind is None else "ROLLBACK")

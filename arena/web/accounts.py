@@ -1,4 +1,5 @@
-"""Authors, their tokens and the bot names they own, in a small SQLite file of the competition.
+"""Authors, their tokens and the bot names they own: in a small SQLite file of the competition,
+or in the ladder's PostgreSQL database when it has one (``competitions/README.md``).
 
 A token is 32 random bytes (URL-safe base64), shown once when the author is created; only its
 SHA-256 is stored, so a copy of the file lets nobody submit. A bot name belongs to the first
@@ -13,12 +14,13 @@ import hashlib
 import hmac
 import re
 import secrets
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
+
+from arena.ladder.database import IntegrityError, Location, connect
 
 AUTHOR = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 HOUR_S = 3600.0
@@ -60,13 +62,15 @@ def _digest(token: str) -> str:
 
 
 class Accounts:
-    """The authors file of a competition (made when missing)."""
+    """The authors of a competition (their tables made when missing)."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.executescript(SCHEMA)
+    def __init__(self, location: Location) -> None:
+        if isinstance(location, Path):
+            location.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = connect(location, threads=True)
+        if not self.conn.postgres:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.schema(SCHEMA)
         # One connection shared by the server's threads: one statement or transaction at a time.
         self.lock = threading.RLock()
 
@@ -83,7 +87,7 @@ class Accounts:
             self.conn.execute(
                 "INSERT INTO authors VALUES (?, ?, ?)", (name, _digest(token), time.time())
             )
-        except sqlite3.IntegrityError:
+        except IntegrityError:
             raise AccountError(f"an author named {name!r} already exists") from None
         return token
 
@@ -105,7 +109,7 @@ class Accounts:
     @_serialized
     def claim(self, bot: str, author: str) -> None:
         """Make ``bot`` ``author``'s if nobody owns it; AccountError if someone else does."""
-        self.conn.execute("INSERT OR IGNORE INTO owners VALUES (?, ?)", (bot, author))
+        self.conn.execute("INSERT INTO owners VALUES (?, ?) ON CONFLICT DO NOTHING", (bot, author))
         owner = self.owner(bot)
         if owner != author:
             raise AccountError(f"the bot name {bot!r} belongs to another author")
@@ -120,18 +124,12 @@ class Accounts:
         """Count one upload attempt of ``author`` unless ``limit`` were made in the last hour;
         0 when counted, else the seconds until the oldest of them leaves the window."""
         now = time.time() if now is None else now
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self.conn.transaction():
             rows = self.conn.execute(
                 "SELECT at FROM uploads WHERE author = ? AND at > ? ORDER BY at",
                 (author, now - HOUR_S),
-            ).fetchall()
+            )
             if len(rows) >= limit:
-                self.conn.execute("ROLLBACK")
                 return rows[-limit][0] + HOUR_S - now
             self.conn.execute("INSERT INTO uploads VALUES (?, ?)", (author, now))
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
         return 0.0

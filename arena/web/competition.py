@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.ladder.config import LadderConfig, LadderConfigError, _Reader, load_ladder
+from arena.ladder.config import LadderConfig, LadderConfigError, TableReader, load_ladder
+from arena.ladder.database import Location, is_url, locate
 from arena.registry.content import MAX_FILES
 from arena.registry.gate import CHECK_GAMES
 from arena.registry.store import Registry
@@ -38,7 +39,7 @@ SERVER_KEYS = (
 class ServerSettings:
     """The ``[server]`` table: where authors are kept and what an upload may be."""
 
-    accounts: Path
+    accounts: Location  # a SQLite file, or a postgresql:// URL
     upload_mb: int = 8  # the archive as sent
     expanded_mb: int = 64  # every file of it unpacked
     max_files: int = MAX_FILES
@@ -60,10 +61,9 @@ class Competition:
     house: tuple[str, ...]  # names of the house bots (authors cannot take them)
 
     @property
-    def database(self) -> Path:
-        """The ladder database (as ``load_ladder`` resolves it)."""
-        default = f"{self.path.stem}.db"
-        return self.path.resolve().parent / str(self.data.get("database", default))
+    def database(self) -> Location:
+        """The ladder database (as ``load_ladder`` resolves it): a file, or a server's URL."""
+        return _database(self.data, self.path)
 
     @property
     def following(self) -> bool:
@@ -109,10 +109,10 @@ def load_competition(path: Path) -> Competition:
         raise LadderConfigError(f"{label}: not valid TOML: {exc}") from None
     base = path.resolve().parent
     problems: list[str] = []
-    table = _Reader(label, data, problems=problems).table("server")
+    table = TableReader(label, data, problems=problems).table("server")
     table.only(SERVER_KEYS)
-    server = table.attempt(lambda: _server(table, base, path.stem), None)
     ladder = {k: v for k, v in data.items() if k != "server"}
+    server = table.attempt(lambda: _server(table, base, path.stem, _database(ladder, path)), None)
     ladder.setdefault("bots", [])
     # The ladder keys are checked now, on the house bots alone, so a mistake stops the server
     # before it starts (a ladder with too few bots yet is not a mistake).
@@ -130,10 +130,17 @@ def load_competition(path: Path) -> Competition:
     return Competition(path, ladder, server, registry, house)
 
 
-def _server(table: _Reader, base: Path, stem: str) -> ServerSettings:
+def _database(ladder: dict[str, Any], path: Path) -> Location:
+    return locate(str(ladder.get("database", f"{path.stem}.db")), path.resolve().parent)
+
+
+def _server(table: TableReader, base: Path, stem: str, database: Location) -> ServerSettings:
+    """The ``[server]`` table; the authors live in the ladder's database when it is a server's,
+    else in a file of their own beside it (unless ``accounts`` says where)."""
+    default = database if is_url(database) else f"{stem}.accounts.db"
     d = ServerSettings(base / f"{stem}.accounts.db")
     return ServerSettings(
-        accounts=base / table.get("accounts", "a string", f"{stem}.accounts.db"),
+        accounts=locate(table.get("accounts", "a string", str(default)), base),
         upload_mb=table.integer("upload_mb", d.upload_mb, 1),
         expanded_mb=table.integer("expanded_mb", d.expanded_mb, 1),
         max_files=table.integer("max_files", d.max_files, 1),
