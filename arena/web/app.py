@@ -12,8 +12,9 @@ Authors (``Authorization: Bearer TOKEN``):
   their matches with their own seats' stderr tails and incidents (never another seat's), and
   their ratings after each match.
 
-Everyone: ``/`` the standings (computed from the database on each request), ``/bots/NAME`` a
-bot's page, ``/queue`` (waiting, running, done today), ``/matches/ID`` the replay viewer and
+Everyone: ``/`` the standings (computed once per change of the ladder's bots or its stored
+matches, see ``StandingsCache``), ``/bots/NAME`` a bot's page, ``/queue`` (waiting, running,
+done today), ``/matches/ID`` the replay viewer and
 ``/matches/ID/replay.json`` the replay. Only stored matches, so finished ones, are shown; their
 viewer shows every seat's cards (the game is over), and strips what only a bot's author may
 read: stderr tails, incidents and warnings. Every page is Jinja2 with autoescaping on.
@@ -22,8 +23,10 @@ read: stderr tails, incidents and warnings. Every page is Jinja2 with autoescapi
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import tempfile
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
@@ -79,6 +82,7 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
     accounts = Accounts(competition.server.accounts)
     runner = Runner(competition)
     server = competition.server
+    cache = StandingsCache(competition)
 
     def author_of(request: Request) -> str:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -113,20 +117,22 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
 
     async def mine(request: Request) -> Response:
         author = author_of(request)
-        return JSONResponse(await run_in_threadpool(_mine, competition, accounts, author))
+        return JSONResponse(await run_in_threadpool(_mine, competition, accounts, author, cache))
 
-    async def standings(request: Request) -> Response:
-        return _html("index.html", competition=competition, **_standings(competition))
+    # The standings' pages are plain functions: Starlette runs them in its thread pool, so a
+    # computation of the standings never holds up the event loop.
+    def standings(request: Request) -> Response:
+        return _html("index.html", competition=competition, **cache.get())
 
-    async def standings_json(request: Request) -> Response:
-        found = _standings(competition)
+    def standings_json(request: Request) -> Response:
+        found = cache.get()
         rows = [s.as_dict() | {"place": p} for p, s in zip(found["places"], found["stats"],
                                                              strict=True)]  # fmt: skip
         return JSONResponse({"stored": found["stored"], "bots": rows})
 
-    async def bot_page(request: Request) -> Response:
+    def bot_page(request: Request) -> Response:
         name = request.path_params["name"]
-        found = _standings(competition)
+        found = cache.get()
         row = next((s for s in found["stats"] if s.bot == name), None)
         if row is None:
             return _html("missing.html", code=404, what=f"no bot {name} in the standings")
@@ -190,6 +196,7 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
     )
     app.state.runner = runner
     app.state.accounts = accounts
+    app.state.standings = cache
     return app
 
 
@@ -264,7 +271,9 @@ def _version_json(v: Version, reports: bool = True) -> dict[str, Any]:
     return out
 
 
-def _mine(competition: Competition, accounts: Accounts, author: str) -> dict[str, Any]:
+def _mine(
+    competition: Competition, accounts: Accounts, author: str, cache: StandingsCache
+) -> dict[str, Any]:
     """The author's versions with their reports, their matches with their own seats' stderr
     tails and incidents, and their versions' ratings after each match (over time)."""
     bots = accounts.bots_of(author)
@@ -286,7 +295,7 @@ def _mine(competition: Competition, accounts: Accounts, author: str) -> dict[str
                 )
     ratings = [
         {"version": h.bot, "match": h.match_id, "mu": h.mu, "sigma": h.sigma}
-        for h in _standings(competition)["history"]
+        for h in cache.get()["history"]
         if h.bot in own
     ]
     return {
@@ -338,17 +347,49 @@ def _ladder(competition: Competition) -> LadderConfig | None:
         return None
 
 
-def _standings(competition: Competition) -> dict[str, Any]:
-    cfg = _ladder(competition)
+class StandingsCache:
+    """The standings, computed once per change of what they depend on (the ladder's bots and
+    the stored matches) and shared by every request until the next change: rating every stored
+    match takes seconds once there are thousands, and anyone may ask for the page at will.
+
+    One entry, the latest. One computation at a time: requests that come meanwhile wait for it
+    and share it. The mark of the stored matches is read before them, so an entry is never
+    older than its mark and a match stored since is seen by the next request.
+    """
+
+    def __init__(self, competition: Competition) -> None:
+        self.competition = competition
+        self.lock = threading.Lock()
+        self.key: tuple[Any, ...] | None = None
+        self.found: dict[str, Any] = {}
+
+    def get(self) -> dict[str, Any]:
+        """The standings as the database holds them now."""
+        cfg = _ladder(self.competition)
+        with self.lock, _reading(self.competition) as store:
+            key = (cfg.bot_names if cfg is not None else None, _stored_mark(store))
+            if key != self.key:
+                self.found = _standings(cfg, store)
+                self.key = key
+            return self.found
+
+
+def _stored_mark(store: Store | None) -> tuple[Any, ...]:
+    """How many matches are stored and when the last one finished: a match stored or
+    forgotten changes it. One cheap query in standard SQL (the store may be another engine)."""
+    if store is None:
+        return ()
+    return tuple(store.conn.execute("SELECT COUNT(*), MAX(finished_at) FROM matches").fetchone())
+
+
+def _standings(cfg: LadderConfig | None, store: Store | None) -> dict[str, Any]:
+    """The table, its places, the matches newest first and the rating history, with its plots."""
     empty = {"stats": [], "places": [], "stored": 0, "matches": [], "history": [],
              "history_svg": ""}  # fmt: skip
-    if cfg is None:
+    if cfg is None or store is None:
         return empty | {"history_svg_of": lambda _name: ""}
-    with _reading(competition) as store:
-        if store is None:
-            return empty | {"history_svg_of": lambda _name: ""}
-        _, stored = records(cfg, store)
-        rows = store.match_rows()
+    _, stored = records(cfg, store)
+    rows = store.match_rows()
     bots = list(cfg.bot_names)
     stats = ladder_stats(stored, cfg.rating, bots)
     _, history = rate(stored, cfg.rating, bots)
@@ -371,7 +412,10 @@ def _standings(competition: Competition) -> dict[str, Any]:
         "matches": matches,
         "history": history,
         "history_svg": plots.rating_history(history, order) if stored else "",
-        "history_svg_of": lambda name: plots.rating_history(history, [name]) if stored else "",
+        # drawn on a bot page's first visit, kept for the next ones (the table's bots only)
+        "history_svg_of": functools.lru_cache(maxsize=max(1, len(bots)))(
+            lambda name: plots.rating_history(history, [name]) if stored else ""
+        ),
     }
 
 
