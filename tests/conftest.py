@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.sandbox import workdirs
+from tests.postgres import PostgresServer
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -34,3 +35,22 @@ def private_tmpdir() -> Iterator[Path]:
             os.environ["TMPDIR"] = before[0]
         tempfile.tempdir = before[1]
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server(private_tmpdir: Path) -> Iterator[PostgresServer]:
+    """One PostgreSQL server for this test process, started when a test first needs it."""
+    try:
+        server = PostgresServer()
+    except FileNotFoundError as exc:
+        pytest.skip(f"{exc}: scripts/install-system-deps installs it (needs root and apt-get)")
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """A new empty PostgreSQL database of its own for one test."""
+    return postgres_server.database()

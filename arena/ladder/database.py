@@ -231,7 +231,7 @@ def _errors() -> Iterator[None]:
         kind = _postgres_kind(exc)
         if kind is None:
             raise
-        raise kind(str(exc).strip()) from exc
+        raise kind(" ".join(str(exc).split())) from exc  # libpq's lines made one
 
 
 def _postgres_kind(exc: Exception) -> type[Error] | None:
