@@ -11,10 +11,11 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from arena.ladder import database
 from arena.ladder.config import LadderConfigError
 from arena.ladder.store import StorageError, Store, StoreError
 from arena.web.accounts import AccountError, Accounts
-from arena.web.competition import load_competition
+from arena.web.competition import Competition, load_competition
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
@@ -49,7 +50,7 @@ def serve(
             typer.echo(f"arena: error: {problem}", err=True)
         raise typer.Exit(2) from None
     if add_author is not None:
-        accounts = Accounts(comp.server.accounts)
+        accounts = _accounts(comp)
         try:
             token = accounts.add_author(add_author)
         except AccountError as exc:
@@ -64,6 +65,7 @@ def serve(
             Store.create(comp.database, str(comp.data["game"])).close()
         except (StoreError, StorageError) as exc:
             _fail(str(exc))
+    _accounts(comp).close()
     import uvicorn
 
     from arena.web.app import create_app
@@ -71,6 +73,14 @@ def serve(
     typer.echo(f"arena: serving {comp.path} on http://{host}:{port}/", err=True)
     uvicorn.run(create_app(comp, run_ladder=not no_ladder), host=host, port=port,
                 log_level="warning")  # fmt: skip
+
+
+def _accounts(comp: Competition) -> Accounts:
+    """The competition's authors, or one error line when their database cannot be opened."""
+    try:
+        return Accounts(comp.server.accounts)
+    except database.Error as exc:
+        _fail(f"{database.describe(comp.server.accounts)}: cannot open the authors ({exc})")
 
 
 def submit_remote(path: Path, server: str, token: str, name: str | None) -> None:

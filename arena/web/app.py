@@ -44,7 +44,7 @@ from arena.ladder.config import LadderConfig, LadderConfigError
 from arena.ladder.follow import next_set
 from arena.ladder.ratings import ladder_stats, rate
 from arena.ladder.run import records, schedule_of
-from arena.ladder.store import Store
+from arena.ladder.store import NoDatabase, Store
 from arena.match.replay import ReplayError, read
 from arena.registry.content import ContentError
 from arena.registry.gate import GateHostError, submit
@@ -329,11 +329,11 @@ def _versions_of(competition: Competition, name: str) -> list[Version]:
 @contextlib.contextmanager
 def _reading(competition: Competition) -> Iterator[Store | None]:
     """The ladder database opened for reading, or None before its first match."""
-    database = competition.database
-    if not database.is_file():
+    try:
+        store = Store.read(competition.database, str(competition.data["game"]))
+    except NoDatabase:
         yield None
         return
-    store = Store.read(database, str(competition.data["game"]))
     try:
         yield store
     finally:

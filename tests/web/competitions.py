@@ -20,10 +20,11 @@ HOUSE = [
 
 def write_competition(
     folder: Path, house: int = 2, rounds: int = 1, seats: int = 3, follow: bool = False,
-    slow: bool = False, **server: int | str,
+    slow: bool = False, database: str | None = None, **server: int | str,
 ) -> Path:  # fmt: skip
     """A Happy Mochi competition with ``house`` house bots and short games (a following one
-    with ``follow``); ``server`` overrides keys of its ``[server]`` table.
+    with ``follow``); ``server`` overrides keys of its ``[server]`` table. ``database``: a
+    PostgreSQL URL, or None for the default SQLite file.
 
     ``slow`` makes each match last long enough to be killed in the middle of a run: longer
     games, and fresh bot processes (reused ones play a short game in a few milliseconds).
@@ -40,6 +41,7 @@ def write_competition(
         f'root = "{ROOT}"',
         "replays = true",
         f"reuse = {'false' if slow else 'true'}",
+        *([f'database = "{database}"'] if database else []),
         "[options]",
         f"max_rounds = {20 if slow else 1}",
         "[limits]",

@@ -7,7 +7,7 @@ Playwright never downloads a browser here: it launches the system executable tha
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
@@ -38,3 +38,13 @@ def page(browser: Browser) -> Iterator[Page]:
     yield page
     context.close()
     assert errors == [], f"the page reported errors: {errors}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def new_database(request: pytest.FixtureRequest) -> Callable[[], str | None]:
+    """Where each competition a test makes stores its ladder and authors: None for the default
+    SQLite files, else a new database of a real PostgreSQL server."""
+    if request.param == "sqlite":
+        return lambda: None
+    server = request.getfixturevalue("postgres_server")
+    return server.database

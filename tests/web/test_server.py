@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import Page
 from starlette.testclient import TestClient
 
+from arena.ladder.database import Location
 from arena.ladder.store import Store, StoreError
 from arena.web.accounts import Accounts
 from arena.web.app import create_app
@@ -69,8 +70,13 @@ def _games(client: TestClient) -> dict[str, int]:
     return {b["bot"]: b["games"] for b in client.get("/api/standings").json()["bots"]}
 
 
-def test_submit_reject_place_rate_and_keep_each_authors_logs_private(tmp_path: Path) -> None:
-    competition = load_competition(write_competition(tmp_path / "comp", house=2))
+def test_submit_reject_place_rate_and_keep_each_authors_logs_private(
+    tmp_path: Path, new_database: Callable[[], str | None]
+) -> None:
+    url = new_database()
+    path = write_competition(tmp_path / "comp", house=2, database=url)
+    competition = load_competition(path)
+    assert competition.server.accounts == (url or path.with_name("test-open.accounts.db"))
     alice, bob = _author(competition, "alice"), _author(competition, "bob")
     with TestClient(create_app(competition)) as client:
         assert client.get("/api/standings").json() == {"stored": 0, "bots": []}
@@ -284,15 +290,19 @@ def _get(url: str) -> Any:
 
 
 def test_sigkill_while_matches_run_then_restart_counts_no_match_twice(
-    tmp_path: Path, served: Callable[[Path], tuple[subprocess.Popen, str]]
+    tmp_path: Path,
+    served: Callable[[Path], tuple[subprocess.Popen, str]],
+    new_database: Callable[[], str | None],
 ) -> None:
-    killed = write_competition(tmp_path / "killed", house=3, rounds=2, slow=True)
-    calm = write_competition(tmp_path / "calm", house=3, rounds=2, slow=True)
+    killed = write_competition(tmp_path / "killed", house=3, rounds=2, slow=True,
+                               database=new_database())  # fmt: skip
+    calm = write_competition(tmp_path / "calm", house=3, rounds=2, slow=True,
+                             database=new_database())  # fmt: skip
     proc, url = served(killed)
     _until(lambda: _get(url + "/api/standings")["stored"] >= 1, what="a first match stored")
     os.kill(proc.pid, signal.SIGKILL)  # the server alone: its workers must die with it
     proc.wait()
-    database = killed.parent / "test-open.db"
+    database = load_competition(killed).database
     before = _stored(database)
     assert 1 <= len(before) < 6, "killed while matches were still to play"
     _, url = served(killed)
@@ -334,7 +344,7 @@ def test_a_following_competition_killed_mid_set_completes_that_set_once(
         assert set(rotations) <= set(after[set_id])
 
 
-def _sets(database: Path) -> dict[str, list[int]]:
+def _sets(database: Location) -> dict[str, list[int]]:
     """Each stored duplicate set's rotations (a rotation stored twice would show twice)."""
     store = Store.read(database, "happy_mochi")
     try:
@@ -346,7 +356,7 @@ def _sets(database: Path) -> dict[str, list[int]]:
         store.close()
 
 
-def _stored(database: Path) -> list[str]:
+def _stored(database: Location) -> list[str]:
     store = Store.read(database, "happy_mochi")
     try:
         return [r[0] for r in store.conn.execute("SELECT id FROM matches")]
