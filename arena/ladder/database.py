@@ -72,8 +72,9 @@ def exists(location: Location) -> bool:
 
 
 def connect(location: Location, readonly: bool = False, threads: bool = False) -> Connection:
-    """Open ``location``; ``readonly`` refuses every write; ``threads`` lets several threads
-    share a SQLite connection (the caller serialises them). OperationalError when it cannot."""
+    """Open ``location`` (a SQLite file in WAL mode); ``readonly`` refuses every write;
+    ``threads`` lets several threads share a SQLite connection (the caller serialises them).
+    OperationalError when it cannot."""
     if is_url(location):
         return _connect_postgres(str(location), readonly)
     path = Path(location)
@@ -83,6 +84,8 @@ def connect(location: Location, readonly: bool = False, threads: bool = False) -
             target, uri=readonly, isolation_level=None, timeout=30, check_same_thread=not threads
         )
         raw.row_factory = sqlite3.Row
+        if not readonly:  # readers never wait for the writer, nor it for them
+            raw.execute("PRAGMA journal_mode=WAL")
     return Connection(raw, postgres=False)
 
 
@@ -151,6 +154,19 @@ class Connection:
                 self.execute("ROLLBACK")
             raise
         self.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Several reads that see the database as it was at the first: a writer committing
+        meanwhile is seen by none of them (SQLite's WAL read transaction; PostgreSQL's
+        repeatable read)."""
+        begin = "BEGIN ISOLATION LEVEL REPEATABLE READ" if self.postgres else "BEGIN DEFERRED"
+        self.execute(begin)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(Error):
+                self.execute("COMMIT")
 
     def try_lock(self, name: str) -> bool:
         """PostgreSQL: hold the advisory lock ``name`` for this connection's life; False when

@@ -226,7 +226,6 @@ class Store:
             if conn.postgres and not conn.try_lock("arena ladder store"):
                 raise StoreError(f"{where}: in use by another `arena ladder` run")
             if not conn.postgres:
-                conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable against crashes
                 conn.execute("PRAGMA foreign_keys=ON")
             store = cls(conn, location, lock)
@@ -287,11 +286,11 @@ class Store:
         where = describe(location)
         if not exists(location):
             raise NoDatabase(f"{where}: no ladder database yet (run `arena ladder run` first)")
+        if isinstance(location, Path):  # an older file is brought up to date when it can be
+            # not a ladder's, or read-only: _check_meta says what matters
+            with contextlib.suppress(Error), contextlib.closing(connect(location)) as rw:
+                cls(rw, location)._upgrade()
         try:
-            if isinstance(location, Path):  # an older file is brought up to date first
-                rw = connect(location)
-                with contextlib.closing(rw), contextlib.suppress(Error):
-                    cls(rw, location)._upgrade()  # not a ladder's: _check_meta says so
             conn = connect(location, readonly=True)
         except Error as exc:
             raise StoreError(f"{where}: cannot read the ladder database ({exc})") from None
@@ -479,12 +478,15 @@ class Store:
         """Stored matches that are in the schedule (``positions``), in schedule order."""
         seats: dict[str, list[SeatRecord]] = {}
         query = "SELECT match_id, bot, score, rank, status FROM results ORDER BY match_id, seat"
-        for r in self.conn.execute(query):
+        with self.conn.snapshot():  # a match stored between the two reads is in neither
+            results = self.conn.execute(query)
+            matches = self.conn.execute("SELECT id, set_id, outcome FROM matches")
+        for r in results:
             seats.setdefault(r["match_id"], []).append(
                 SeatRecord(r["bot"], r["score"], r["rank"], r["status"])
             )
         records = []
-        for r in self.conn.execute("SELECT id, set_id, outcome FROM matches"):
+        for r in matches:
             if r["id"] in positions:
                 teams = json.loads(r["outcome"]).get("teams")
                 records.append(
@@ -512,10 +514,11 @@ class Store:
 
     def match_rows(self) -> dict[str, dict[str, Any]]:
         """Every stored match with its seats, by id (for listings)."""
-        rows = {
-            r["id"]: dict(r) | {"results": []} for r in self.conn.execute("SELECT * FROM matches")
-        }
-        for r in self.conn.execute("SELECT * FROM results ORDER BY match_id, seat"):
+        with self.conn.snapshot():
+            matches = self.conn.execute("SELECT * FROM matches")
+            results = self.conn.execute("SELECT * FROM results ORDER BY match_id, seat")
+        rows = {r["id"]: dict(r) | {"results": []} for r in matches}
+        for r in results:
             rows[r["match_id"]]["results"].append(dict(r))
         return rows
 

@@ -68,8 +68,6 @@ class Accounts:
         if isinstance(location, Path):
             location.parent.mkdir(parents=True, exist_ok=True)
         self.conn = connect(location, threads=True)
-        if not self.conn.postgres:
-            self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.schema(SCHEMA)
         # One connection shared by the server's threads: one statement or transaction at a time.
         self.lock = threading.RLock()
