@@ -30,9 +30,12 @@ def _free_port() -> int:
 
 
 class PostgresServer:
-    """One throwaway cluster: ``database()`` makes an empty database and gives its URL."""
+    """One throwaway cluster: ``database()`` makes an empty database and gives its URL.
+    The tests trade durability for speed (no fsync); ``durable`` keeps the server's defaults,
+    for benchmarks whose figures must hold for a real installation."""
 
-    def __init__(self) -> None:
+    def __init__(self, durable: bool = False) -> None:
+        self.durable = durable
         if not BINARIES:
             raise FileNotFoundError("no PostgreSQL server (Debian's postgresql package)")
         self.bin = BINARIES[-1]
@@ -59,8 +62,9 @@ class PostgresServer:
         self.proc = subprocess.Popen(
             [*self.as_user, str(self.bin / "postgres"), "-D", str(self.data),
              "-c", "listen_addresses=127.0.0.1", "-p", str(self.port),
-             "-c", f"unix_socket_directories={self.folder}", "-c", "fsync=off",
-             "-c", "full_page_writes=off", "-c", "synchronous_commit=off"],
+             "-c", f"unix_socket_directories={self.folder}",
+             *([] if self.durable else ["-c", "fsync=off", "-c", "full_page_writes=off",
+                                        "-c", "synchronous_commit=off"])],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
         deadline = time.monotonic() + READY_S
