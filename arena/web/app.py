@@ -119,8 +119,9 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
         author = author_of(request)
         return JSONResponse(await run_in_threadpool(_mine, competition, accounts, author, cache))
 
-    # The standings' pages are plain functions: Starlette runs them in its thread pool, so a
-    # computation of the standings never holds up the event loop.
+    # Every page that reads the database or a replay is a plain function: Starlette runs it in
+    # its thread pool, so a slow read or a computation of the standings never holds up the
+    # event loop.
     def standings(request: Request) -> Response:
         return _html("index.html", competition=competition, **cache.get())
 
@@ -141,14 +142,14 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
         return _html("bot.html", competition=competition, row=row, matches=mine,
                      versions=versions, history_svg=found["history_svg_of"](name))  # fmt: skip
 
-    async def queue(request: Request) -> Response:
+    def queue(request: Request) -> Response:
         return _html("queue.html", competition=competition, **_queue(competition, runner))
 
-    async def queue_json(request: Request) -> Response:
+    def queue_json(request: Request) -> Response:
         q = _queue(competition, runner)
         return JSONResponse({k: q[k] for k in ("waiting", "done_today", "status", "problem")})
 
-    async def match_page(request: Request) -> Response:
+    def match_page(request: Request) -> Response:
         data = _public_replay(competition, request.path_params["match_id"])
         if data is None:
             return _html("missing.html", code=404, what="no stored match with this id")
@@ -160,7 +161,7 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
             return _html("missing.html", code=404, what=f"this replay cannot be shown: {exc}")
         return HTMLResponse(text)
 
-    async def replay_download(request: Request) -> Response:
+    def replay_download(request: Request) -> Response:
         match_id = request.path_params["match_id"]
         data = _public_replay(competition, match_id)
         if data is None:

@@ -289,7 +289,22 @@ def _get(url: str) -> Any:
         return json.loads(response.read())
 
 
-def test_sigkill_while_matches_run_then_restart_counts_no_match_twice(
+def _workers(server: int) -> list[int]:
+    """The live worker processes of the server whose pid is ``server`` (its children)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[1]) == server and fields[0] not in "ZX":
+            cmdline = (stat.parent / "cmdline").read_bytes()
+            if b"spawn_main" in cmdline and b"resource_tracker" not in cmdline:
+                found.append(int(stat.parent.name))
+    return found
+
+
+def test_sigkill_of_the_server_then_of_a_worker_loses_and_doubles_no_match(
     tmp_path: Path,
     served: Callable[[Path], tuple[subprocess.Popen, str]],
     new_database: Callable[[], str | None],
@@ -305,8 +320,12 @@ def test_sigkill_while_matches_run_then_restart_counts_no_match_twice(
     database = load_competition(killed).database
     before = _stored(database)
     assert 1 <= len(before) < 6, "killed while matches were still to play"
-    _, url = served(killed)
+    proc, url = served(killed)
+    # The restarted server loses a worker while it plays: it goes on with a fresh one.
+    worker = _until(lambda: _workers(proc.pid), what="the restarted server's workers")[0]
+    os.kill(worker, signal.SIGKILL)
     _until(lambda: _get(url + "/api/queue")["status"] == "idle", what="the restarted ladder")
+    assert proc.poll() is None, "the server survives its worker's death"
     killed_standings = _get(url + "/api/standings")
     _, url = served(calm)
     _until(lambda: _get(url + "/api/queue")["status"] == "idle", what="the calm ladder")
@@ -314,6 +333,7 @@ def test_sigkill_while_matches_run_then_restart_counts_no_match_twice(
     after = _stored(database)
     assert len(after) == len(set(after)) == 6  # 3 bots, 1 table, 2 rounds x 3 rotations
     assert set(before) <= set(after)
+    assert _voids(database), "the worker died with matches in flight: void, then played again"
     assert killed_standings == calm_standings
 
 
@@ -356,12 +376,16 @@ def _sets(database: Location) -> dict[str, list[int]]:
         store.close()
 
 
-def _stored(database: Location) -> list[str]:
+def _stored(database: Location, query: str = "SELECT id FROM matches") -> list[str]:
     store = Store.read(database, "happy_mochi")
     try:
-        return [r[0] for r in store.conn.execute("SELECT id FROM matches")]
+        return [r[0] for r in store.conn.execute(query)]
     finally:
         store.close()
+
+
+def _voids(database: Location) -> list[str]:
+    return _stored(database, "SELECT reason FROM voids")
 
 
 def test_the_standings_page_in_a_browser(
