@@ -59,6 +59,14 @@ def describe(location: Location) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
 
 
+def label(location: Location) -> str:
+    """A short public name: the file's name, or the PostgreSQL database's (never its host,
+    user or password)."""
+    if is_url(location):
+        return f"PostgreSQL database {urlsplit(str(location)).path.lstrip('/') or '(default)'}"
+    return Path(location).name
+
+
 def beside(location: Location, fallback: Path, suffix: str) -> Path:
     """A local file named after the database (``x.db`` -> ``x<suffix>``), or after ``fallback``
     (the ladder file) when the database is a server."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from arena.ladder import run
+from arena.ladder import database, run
 from arena.ladder.config import LadderConfig
 from arena.ladder.ratings import head_to_head, ladder_stats, rate, seat_effects
 from arena.ladder.store import Store
@@ -78,6 +78,7 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
     versions = _versions(cfg, order)
     page = {
         "cfg": cfg,
+        "source": database.label(cfg.database),
         "scheduled": len(schedule),
         "stored": len(stored),
         "stats": stats,

@@ -85,7 +85,9 @@ def test_a_ladder_run_on_postgres_gives_the_sqlite_table_and_resumes(
     assert len(_stored(postgres_url)) == SCHEDULED
     report = arena("ladder", "report", str(path))
     assert report.returncode == 0, report.stderr
-    assert (path.parent / "tiny.report" / "index.html").is_file()  # beside the ladder file
+    page = (path.parent / "tiny.report" / "index.html").read_text()  # beside the ladder file
+    name = postgres_url.rsplit("/", 1)[1]
+    assert f"from PostgreSQL database {name}." in page and "127.0.0.1" not in page
 
 
 def test_sigkill_mid_run_on_postgres_then_resume(postgres_url: str, tmp_path: Path) -> None:
