@@ -15,15 +15,18 @@ Authors (``Authorization: Bearer TOKEN``):
 Everyone: ``/`` the standings (computed once per change of the ladder's bots or its stored
 matches, see ``StandingsCache``), ``/bots/NAME`` a bot's page, ``/queue`` (waiting, running,
 done today), ``/matches/ID`` the replay viewer and
-``/matches/ID/replay.json`` the replay. Only stored matches, so finished ones, are shown; their
-viewer shows every seat's cards (the game is over), and strips what only a bot's author may
-read: stderr tails, incidents and warnings. Every page is Jinja2 with autoescaping on.
+``/matches/ID/replay.json`` the replay, ``/api/changes`` a version of what the standings, bot
+and queue pages show, which those pages poll to refresh themselves while open. Only stored
+matches, so finished ones, are shown; their viewer shows every seat's cards (the game is over),
+and strips what only a bot's author may read: stderr tails, incidents and warnings. Every page
+is Jinja2 with autoescaping on.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import tempfile
 import threading
@@ -122,8 +125,14 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
     # Every page that reads the database or a replay is a plain function: Starlette runs it in
     # its thread pool, so a slow read or a computation of the standings never holds up the
     # event loop.
+    # A page's version is read before its content, so a change made meanwhile is never lost:
+    # the page's next poll sees a newer version and fetches the page again.
     def standings(request: Request) -> Response:
-        return _html("index.html", competition=competition, **cache.get())
+        live = _live(competition, runner)
+        return _html("index.html", competition=competition, live=live, **cache.get())
+
+    def changes(request: Request) -> Response:
+        return JSONResponse({"version": _version(competition, runner)})
 
     def standings_json(request: Request) -> Response:
         found = cache.get()
@@ -133,6 +142,7 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
 
     def bot_page(request: Request) -> Response:
         name = request.path_params["name"]
+        live = _live(competition, runner)
         found = cache.get()
         row = next((s for s in found["stats"] if s.bot == name), None)
         if row is None:
@@ -140,10 +150,13 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
         mine = [m for m in found["matches"] if any(s["bot"] == name for s in m["seats"])]
         versions = _versions_of(competition, name.partition("@")[0])
         return _html("bot.html", competition=competition, row=row, matches=mine,
-                     versions=versions, history_svg=found["history_svg_of"](name))  # fmt: skip
+                     versions=versions, history_svg=found["history_svg_of"](name),
+                     live=live)  # fmt: skip
 
     def queue(request: Request) -> Response:
-        return _html("queue.html", competition=competition, **_queue(competition, runner))
+        live = _live(competition, runner)
+        return _html("queue.html", competition=competition, live=live,
+                     **_queue(competition, runner))  # fmt: skip
 
     def queue_json(request: Request) -> Response:
         q = _queue(competition, runner)
@@ -186,6 +199,7 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
             Route("/api/bots", post_bot, methods=["POST"]),
             Route("/api/bots/mine", mine),
             Route("/api/queue", queue_json),
+            Route("/api/changes", changes),
             Route("/bots/{name}", bot_page),
             Route("/queue", queue),
             Route("/matches/{match_id}", match_page),
@@ -441,6 +455,25 @@ def _queue(competition: Competition, runner: Runner) -> dict[str, Any]:
         "problem": state.problem,
         "progress": f"{state.done} of {state.scheduled}" if state.scheduled else "",
     }
+
+
+def _version(competition: Competition, runner: Runner) -> str:
+    """A short string that changes whenever the standings, a bot page or the queue page would:
+    the standings' key (the ladder's bots, the stored matches' mark) and the runner's state.
+    Cheap (one COUNT/MAX query), as every open page asks for it every few seconds."""
+    cfg = _ladder(competition)
+    with _reading(competition) as store:
+        mark = _stored_mark(store)
+    state = runner.state
+    seen = (cfg.bot_names if cfg is not None else None, mark,
+            state.status, state.problem, state.done, state.scheduled)  # fmt: skip
+    return hashlib.sha256(repr(seen).encode()).hexdigest()[:16]
+
+
+def _live(competition: Competition, runner: Runner) -> dict[str, str]:
+    """What a live page carries: its version, and when it was made (UTC) for its visitor."""
+    made = time.strftime("%H:%M:%S", time.gmtime())
+    return {"version": _version(competition, runner), "updated": made}
 
 
 def _public_replay(competition: Competition, match_id: str) -> dict[str, Any] | None:
