@@ -1,4 +1,5 @@
-"""The command-line client of a competition server: pack a bot folder, upload it, read the answer.
+"""The command-line client of a competition server: pack a bot folder, upload it, read the answer;
+read the author's own bots, matches and ratings.
 
 The archive is a tar.gz of the folder as it is (the server keeps only what the manifest's
 ``files`` name, as a local submission does); version-control folders and Python caches are left
@@ -7,6 +8,7 @@ out, and symlinks stay symlinks (the server refuses one leading out of the bot).
 
 from __future__ import annotations
 
+import http.client
 import io
 import json
 import tarfile
@@ -19,10 +21,11 @@ from typing import Any
 from arena.registry.content import SKIPPED_DIRS, SKIPPED_SUFFIXES
 
 TIMEOUT_S = 900.0  # the server answers after the build and the validation gate
+READ_TIMEOUT_S = 60.0
 
 
 class ClientError(RuntimeError):
-    """The server refused the upload or could not be reached; the message says which and why."""
+    """The server refused the request or could not be reached; the message says which and why."""
 
 
 def pack(folder: Path) -> bytes:
@@ -43,21 +46,41 @@ def upload(server: str, token: str, folder: Path, name: str | None = None) -> di
     """Send ``folder`` to ``server``'s ``POST /api/bots`` (``name``: which bot of a manifest
     holding several); the version as the server stored it."""
     query = "?" + urllib.parse.urlencode({"name": name}) if name else ""
-    request = urllib.request.Request(
-        server.rstrip("/") + "/api/bots" + query,
-        data=pack(folder),
-        method="POST",
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/gzip"},
-    )
+    return _answer(server, "/api/bots" + query, token, "the upload", TIMEOUT_S, pack(folder))
+
+
+def mine(server: str, token: str) -> dict[str, Any]:
+    """``server``'s ``GET /api/bots/mine`` for the author of ``token``: their versions and
+    reports, their matches with their own seats' stderr and incidents, their ratings."""
+    return _answer(server, "/api/bots/mine", token, "the request", READ_TIMEOUT_S)
+
+
+def _answer(
+    server: str, path: str, token: str, what: str, timeout: float, archive: bytes | None = None
+) -> dict[str, Any]:
+    """The server's JSON answer at ``path`` (a POST of ``archive`` when given, else a GET);
+    a ClientError saying why there is none."""
+    headers = {"Authorization": f"Bearer {token}"}
+    if archive is not None:
+        headers["Content-Type"] = "application/gzip"
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
-            return json.loads(response.read())
+        request = urllib.request.Request(server.rstrip("/") + path, archive, headers)
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            body = response.read()
     except urllib.error.HTTPError as exc:
         try:
             message = json.loads(exc.read()).get("error", exc.reason)
         except ValueError:
             message = exc.reason
-        raise ClientError(f"{server} refused the upload ({exc.code}): {message}") from None
-    except (urllib.error.URLError, OSError) as exc:
+        if exc.code == 401:
+            raise ClientError(f"{server}: the server refused your token ({message})") from None
+        raise ClientError(f"{server} refused {what} ({exc.code}): {message}") from None
+    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
         raise ClientError(f"{server}: cannot be reached ({reason})") from None
+    except ValueError as exc:  # a malformed address
+        raise ClientError(f"{server}: not a server URL ({exc})") from None
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise ClientError(f"{server}: the answer is not JSON (is it an arena server?)") from None
