@@ -16,6 +16,7 @@ from typing import Annotated, NoReturn
 import typer
 from tabulate import tabulate
 
+from arena.cli.author import FORMATS, plain, print_status
 from arena.cli.plain_help import App
 from arena.cli.serve import submit_remote
 from arena.ladder.config import LadderConfigError, load_ladder
@@ -101,6 +102,31 @@ def submit_cmd(
         _fail(f"{v.ref} rejected: {v.reason} (`arena bot show {v.ref}` has the report)", code=1)
 
 
+@bot_app.command("status")
+def status_cmd(
+    server: Annotated[
+        str, typer.Option(metavar="URL", help="The competition server (arena serve).")
+    ],
+    name: Annotated[
+        str | None, typer.Argument(metavar="NAME", help="One of your bots [default: all].")
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(metavar="TOKEN", help="Your author token [default: $ARENA_AUTHOR_TOKEN]."),
+    ] = None,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", metavar="FORMAT", help=f"Output: {', '.join(FORMATS)} (the server's JSON)."
+        ),
+    ] = "text",
+) -> None:
+    """Your bots on a competition server: each latest version's status (and why it was
+    rejected), its rating, and every crash, timeout or illegal move since your last upload with
+    its stderr tail and where to watch the match."""
+    print_status(server, token or os.environ.get("ARENA_AUTHOR_TOKEN", ""), name, fmt)
+
+
 @bot_app.command("list")
 def list_cmd(registry: RegistryOpt = None) -> None:
     """Every bot with its versions: status, hash, when submitted."""
@@ -137,7 +163,8 @@ def show_cmd(
         faults = {v.ref: reg.faults(v.ref) for v in versions}
     ratings = _ratings(ladder) if ladder is not None else {}
     for v in versions:
-        typer.echo("\n".join(_describe(v, ratings.get(v.ref)) + _faults(faults[v.ref])))
+        lines = _describe(v, ratings.get(v.ref)) + _faults(faults[v.ref])
+        typer.echo(plain("\n".join(lines)))  # build logs hold what the bot's build printed
         typer.echo("")
 
 

@@ -86,6 +86,7 @@ def _accounts(comp: Competition) -> Accounts:
 def submit_remote(path: Path, server: str, token: str, name: str | None) -> None:
     """``arena bot submit PATH --server URL``: upload, print the version as ``arena bot submit``
     does; exit 1 when the gate rejected it, 2 when the server refused the upload."""
+    from arena.cli.author import plain
     from arena.web.client import ClientError, upload
 
     if not token:
@@ -98,5 +99,5 @@ def submit_remote(path: Path, server: str, token: str, name: str | None) -> None
     typer.echo(f"{done['version']}: {state} ({done['files']} files, {done['hash'][:12]}): "
                f"{done['status']}")  # fmt: skip
     if done["status"] == "rejected":
-        typer.echo(done["build_log"] or done["validation"], err=True)
-        _fail(f"{done['version']} rejected: {done['reason']}", code=1)
+        typer.echo(plain(done["build_log"] or done["validation"]), err=True)  # the bot's words
+        _fail(plain(f"{done['version']} rejected: {done['reason']}"), code=1)

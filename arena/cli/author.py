@@ -1,0 +1,162 @@
+"""``arena bot status --server URL``: an author's bots as a competition server sees them.
+
+What authors ask a platform first: did my last upload get in, does it crash, and why. For each
+bot this prints its latest version's status (with the build or validation report that rejected
+it), the current rating, and every faulted seat since that upload with the referee's words,
+the incidents and the stderr tail, newest first, and where to watch the match.
+
+Everything the server sends came from bots (names, logs): it is printed as plain text, control
+characters removed, so a bot's stderr cannot move the cursor, clear or retitle the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from datetime import UTC, datetime
+from typing import Any, NoReturn
+
+import typer
+
+from arena.ladder.ratings import Rating
+from arena.match.replay import log_lines
+from arena.registry.store import parse_ref
+from arena.web.client import ClientError, mine
+
+FORMATS = ("text", "json")
+LISTED = 10  # faulted seats listed in full, newest first
+LOG_HEAD, LOG_TAIL = 5, 15  # stderr lines shown: a crash's first words and its last
+REPORT_LINES = 20  # of a rejected version's build log or validation report
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 and C1 but tab and newline
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"arena: error: {plain(message)}", err=True)
+    raise typer.Exit(2)
+
+
+def plain(text: str) -> str:
+    """``text`` without control characters other than newline and tab: no escape sequence a
+    bot wrote reaches the terminal."""
+    return CONTROL.sub("", text)
+
+
+def print_status(server: str, token: str, name: str | None, fmt: str) -> None:
+    """Fetch ``GET /api/bots/mine`` and print it as ``fmt``; exit 2 when it cannot be had."""
+    if fmt not in FORMATS:
+        _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if not token:
+        _fail("--server needs your author token (--token, or $ARENA_AUTHOR_TOKEN)")
+    try:
+        found = mine(server, token)
+    except ClientError as exc:
+        _fail(str(exc))
+    if fmt == "json":  # re-encoded with \\u escapes: safe on a terminal, the same document
+        typer.echo(json.dumps(found, indent=2))
+        return
+    bots = found["bots"]
+    if name is not None:
+        if name not in bots:
+            _fail(f"{name}: not one of your bots on {server} (yours: {', '.join(bots) or 'none'})")
+        bots = [name]
+    url = server.rstrip("/")
+    blocks = [f"{found['author']}'s bots on {url}"]
+    blocks += ["\n".join(bot_status(found, bot, url)) for bot in bots]
+    if not bots:
+        blocks.append(f"none yet: `arena bot submit PATH --server {url}` sends one")
+    typer.echo(plain("\n\n".join(blocks)))
+
+
+def bot_status(found: dict[str, Any], bot: str, url: str) -> list[str]:
+    """The lines for one bot of a ``/api/bots/mine`` answer."""
+    versions = sorted(
+        (v for v in found["versions"] if parse_ref(v["version"])[0] == bot),
+        key=lambda v: parse_ref(v["version"])[1],
+    )
+    if not versions:
+        return [f"{bot}: no version stored"]
+    latest = versions[-1]
+    reason = latest["reason"].splitlines()[0] if latest["reason"] else ""
+    lines = [
+        f"{bot}: {latest['version']} {latest['status']}" + (f" ({reason})" if reason else ""),
+        f"  uploaded   {_when(latest['submitted_at'])}",
+    ]
+    if latest["status"] == "rejected":
+        report = latest["validation"] or latest["build_log"]
+        lines += [f"  | {line}" for line in report.splitlines()[-REPORT_LINES:]]
+    lines.append(_rating(found, versions))
+    refs = {v["version"] for v in versions}
+    since = [
+        (match, seat)
+        for match in found["matches"]
+        if match["finished_at"] >= latest["submitted_at"]
+        for seat in match["seats"]
+        if seat["bot"] in refs
+    ]
+    return lines + _since_upload(since, url)
+
+
+def _rating(found: dict[str, Any], versions: list[dict[str, Any]]) -> str:
+    """The rating of the newest active version (else of the newest rated one) after its last
+    match, and how many matches it played."""
+    rated = {r["version"] for r in found["ratings"]}
+    active = [v for v in versions if v["status"] == "active"]
+    chosen = (active or [v for v in versions if v["version"] in rated] or versions)[-1]["version"]
+    history = [r for r in found["ratings"] if r["version"] == chosen]
+    played = sum(any(s["bot"] == chosen for s in m["seats"]) for m in found["matches"])
+    if not history:
+        return f"  rating     {chosen}: not rated yet ({played} matches)"
+    now = Rating(history[-1]["mu"], history[-1]["sigma"])
+    return (
+        f"  rating     {chosen}: mu {now.mu:.1f}, sigma {now.sigma:.1f} "
+        f"(conservative {now.conservative:.1f}) after {played} matches"
+    )
+
+
+def _since_upload(seats: list[tuple[dict[str, Any], dict[str, Any]]], url: str) -> list[str]:
+    """Counts of the bot's seats since its latest upload by status, then each faulted seat,
+    newest first: match, referee's words, incidents, stderr tail, where to watch it."""
+    if not seats:
+        return ["  since the upload: no match played yet"]
+    counts = Counter(seat["status"] for _, seat in seats)
+    ordered = sorted(counts.items(), key=lambda item: (item[0] != "ok", -item[1], item[0]))
+    matches = len({match["match"] for match, _ in seats})
+    lines = [
+        f"  since the upload: {len(seats)} seats in {matches} matches: "
+        + ", ".join(f"{count} {status}" for status, count in ordered)
+    ]
+    faulted = sorted(
+        ((m, s) for m, s in seats if s["status"] != "ok"),
+        key=lambda ms: (-ms[0]["finished_at"], ms[0]["match"], ms[1]["seat"]),
+    )
+    for match, seat in faulted[:LISTED]:
+        lines.append(
+            f"  - {seat['status']} in match {match['match']} (seat {seat['seat']}, "
+            f"{_when(match['finished_at'])}): {seat['detail']}"
+        )
+        lines.append(f"    watch     {url}/matches/{match['match']}")
+        for incident in seat.get("incidents", []):
+            lines.append(f"    incident  {_incident(incident)}")
+        lines += [
+            f"    | {line}" for line in log_lines(seat.get("log_tail", ""), LOG_HEAD, LOG_TAIL)
+        ]
+    if len(faulted) > LISTED:
+        lines.append(
+            f"  ... and {len(faulted) - LISTED} more faulted seats (--format json has them)"
+        )
+    return lines
+
+
+def _incident(incident: dict[str, Any]) -> str:
+    """One incident: its code, whether it forfeited the seat, the request it came at, the
+    referee's words and an excerpt of what the bot sent."""
+    text = incident["code"] + (" (fatal)" if incident.get("fatal") else "")
+    if incident.get("seq") is not None:
+        text += f", seq {incident['seq']} {incident.get('kind') or ''}".rstrip()
+    text += f": {incident['detail']}"
+    return text + (f" (it sent {incident['message']})" if incident.get("message") else "")
+
+
+def _when(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
