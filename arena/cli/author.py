@@ -12,7 +12,6 @@ characters removed, so a bot's stderr cannot move the cursor, clear or retitle t
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from datetime import UTC, datetime
 from typing import Any, NoReturn
@@ -22,24 +21,18 @@ import typer
 from arena.ladder.ratings import Rating
 from arena.match.replay import log_lines
 from arena.registry.store import parse_ref
+from arena.sandbox import clean_output
 from arena.web.client import ClientError, mine
 
 FORMATS = ("text", "json")
 LISTED = 10  # faulted seats listed in full, newest first
 LOG_HEAD, LOG_TAIL = 5, 15  # stderr lines shown: a crash's first words and its last
 REPORT_LINES = 20  # of a rejected version's build log or validation report
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 and C1 but tab and newline
 
 
 def _fail(message: str) -> NoReturn:
-    typer.echo(f"arena: error: {plain(message)}", err=True)
+    typer.echo(f"arena: error: {clean_output(message)}", err=True)
     raise typer.Exit(2)
-
-
-def plain(text: str) -> str:
-    """``text`` without control characters other than newline and tab: no escape sequence a
-    bot wrote reaches the terminal."""
-    return CONTROL.sub("", text)
 
 
 def print_status(server: str, token: str, name: str | None, fmt: str) -> None:
@@ -65,7 +58,7 @@ def print_status(server: str, token: str, name: str | None, fmt: str) -> None:
     blocks += ["\n".join(bot_status(found, bot, url)) for bot in bots]
     if not bots:
         blocks.append(f"none yet: `arena bot submit PATH --server {url}` sends one")
-    typer.echo(plain("\n\n".join(blocks)))
+    typer.echo(clean_output("\n\n".join(blocks)))
 
 
 def bot_status(found: dict[str, Any], bot: str, url: str) -> list[str]:

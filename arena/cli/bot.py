@@ -16,7 +16,7 @@ from typing import Annotated, NoReturn
 import typer
 from tabulate import tabulate
 
-from arena.cli.author import FORMATS, plain, print_status
+from arena.cli.author import FORMATS, print_status
 from arena.cli.plain_help import App
 from arena.cli.serve import submit_remote
 from arena.ladder.config import LadderConfigError, load_ladder
@@ -25,6 +25,7 @@ from arena.registry.content import MAX_BYTES, MAX_FILES, ContentError
 from arena.registry.gate import CHECK_GAMES, GateHostError, describe, submit
 from arena.registry.manifest import ManifestError
 from arena.registry.store import Registry, RegistryError, Version, parse_ref
+from arena.sandbox import clean_output
 
 bot_app = App(
     help="Submit bots to a registry (versioned, built, validated) and look at them.",
@@ -164,7 +165,7 @@ def show_cmd(
     ratings = _ratings(ladder) if ladder is not None else {}
     for v in versions:
         lines = _describe(v, ratings.get(v.ref)) + _faults(faults[v.ref])
-        typer.echo(plain("\n".join(lines)))  # build logs hold what the bot's build printed
+        typer.echo(clean_output("\n".join(lines)))  # build logs hold what the bot's build printed
         typer.echo("")
 
 

@@ -14,6 +14,7 @@ import typer
 from arena.ladder import database
 from arena.ladder.config import LadderConfigError
 from arena.ladder.store import StorageError, Store, StoreError
+from arena.sandbox import clean_output
 from arena.web.accounts import AccountError, Accounts
 from arena.web.competition import Competition, load_competition
 
@@ -86,7 +87,6 @@ def _accounts(comp: Competition) -> Accounts:
 def submit_remote(path: Path, server: str, token: str, name: str | None) -> None:
     """``arena bot submit PATH --server URL``: upload, print the version as ``arena bot submit``
     does; exit 1 when the gate rejected it, 2 when the server refused the upload."""
-    from arena.cli.author import plain
     from arena.web.client import ClientError, upload
 
     if not token:
@@ -99,5 +99,7 @@ def submit_remote(path: Path, server: str, token: str, name: str | None) -> None
     typer.echo(f"{done['version']}: {state} ({done['files']} files, {done['hash'][:12]}): "
                f"{done['status']}")  # fmt: skip
     if done["status"] == "rejected":
-        typer.echo(plain(done["build_log"] or done["validation"]), err=True)  # the bot's words
-        _fail(plain(f"{done['version']} rejected: {done['reason']}"), code=1)
+        typer.echo(
+            clean_output(done["build_log"] or done["validation"]), err=True
+        )  # the bot's words
+        _fail(clean_output(f"{done['version']} rejected: {done['reason']}"), code=1)

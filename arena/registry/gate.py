@@ -31,7 +31,14 @@ from arena.match.referee import HOST_VOID
 from arena.registry.content import MAX_BYTES, MAX_FILES, seal, snapshot, unseal
 from arena.registry.manifest import Manifest, pick
 from arena.registry.store import Registry, Version
-from arena.sandbox import HostError, SandboxError, SandboxLimits, bot_environment, launch
+from arena.sandbox import (
+    HostError,
+    SandboxError,
+    SandboxLimits,
+    bot_environment,
+    clean_output,
+    launch,
+)
 
 BUILD_TIMEOUT_S = 600.0
 BUILD_LIMITS = SandboxLimits(memory_mb=2048, cpu_s=600, cpus=1, file_mb=256, tmp_mb=512)
@@ -130,7 +137,7 @@ def build(registry: Registry, version: Version) -> tuple[bool, str]:
             proc.kill()
     finally:
         seal(version.folder)
-    log = log_path.read_text(encoding="utf-8", errors="replace")
+    log = clean_output(log_path.read_text(encoding="utf-8", errors="replace"))
     if not ready or code is None:
         return False, f"{log}\n[arena: the build ran over {BUILD_TIMEOUT_S:.0f} s and was killed]"
     if code != 0:

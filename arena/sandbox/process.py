@@ -47,6 +47,12 @@ _PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "HOME")
 _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|.)")
 
 
+def clean_output(text: str) -> str:
+    """What a bot printed, safe to store and show: ANSI escape sequences and control characters
+    (but newline and tab) removed, so no log moves a reader's cursor or retitles a terminal."""
+    return "".join(c for c in _ANSI.sub("", text) if c.isprintable() or c in "\n\t")
+
+
 def bot_environment(extra: Mapping[str, str]) -> dict[str, str]:
     env = {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
     env["PYTHONUNBUFFERED"] = "1"
@@ -199,8 +205,7 @@ class BotProcess:
                     data = head + f"\n[... {cut} bytes cut ...]\n".encode() + f.read()
         except OSError:
             return ""
-        text = _ANSI.sub("", data.decode("utf-8", "replace"))
-        return "".join(c for c in text if c.isprintable() or c in "\n\t")
+        return clean_output(data.decode("utf-8", "replace"))
 
 
 def _socket_from(env: Mapping[str, str]) -> Path | None:
