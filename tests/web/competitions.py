@@ -58,6 +58,19 @@ def write_competition(
     return path
 
 
+def chatty(secret: str) -> str:
+    """A bot that plays the first option and writes ``secret`` to its stderr every turn."""
+    return (
+        "import sys\n"
+        "from protocol.bot import Bot, Turn, run\n\n\n"
+        "class Chatty(Bot):\n"
+        "    def choose(self, turn: Turn) -> int:\n"
+        f"        print({secret!r}, file=sys.stderr, flush=True)\n"
+        "        return 0\n\n\n"
+        "run(Chatty())\n"
+    )
+
+
 def bot_archive(folder: Path, name: str = "alice", source: str = RANDOM_BOT, **kw: str) -> bytes:
     """A bot folder as ``arena bot submit --server`` sends it."""
     from arena.web.client import pack

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.web.servers import Serve, serving
 
 CHROMIUM = shutil.which("chromium")
 
@@ -48,3 +51,9 @@ def new_database(request: pytest.FixtureRequest) -> Callable[[], str | None]:
         return lambda: None
     server = request.getfixturevalue("postgres_server")
     return server.database
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Serve]:
+    """Start real ``arena serve`` processes (``tests/web/servers.py``), killed at the end."""
+    yield from serving(tmp_path)

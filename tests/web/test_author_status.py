@@ -10,7 +10,6 @@ import json
 import os
 import re
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +17,12 @@ from arena.web.accounts import Accounts
 from arena.web.client import mine
 from arena.web.competition import load_competition
 from tests.registry.helpers import ARENA, ROOT, arena, bot_folder
-from tests.web import test_server
-from tests.web.competitions import write_competition
-from tests.web.test_server import _free_port, _get, _until, chatty
+from tests.web.competitions import chatty, write_competition
+from tests.web.servers import Serve, free_port, get_json, until
 
-served = test_server.served  # the fixture: a real `arena serve` process on a free port
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x9b2J"  # retitle the terminal, clear the screen (ESC and CSI)
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # what may not reach a terminal
-# The build log reaches its author as the build wrote it: escapes and all.
+# A build that writes escape sequences: its log is stored and shown without them.
 HOSTILE_BUILD = r"printf '\033]0;pwned\007\033[2J'; echo compiling; exit 3"
 CRASHER = f"""
 import sys
@@ -65,7 +62,7 @@ def _status(url: str, token: str, *args: str) -> subprocess.CompletedProcess[str
 
 
 def test_an_author_sees_their_crashes_and_no_one_elses_secrets(
-    tmp_path: Path, served: Callable[[Path], tuple[subprocess.Popen, str]]
+    tmp_path: Path, served: Serve
 ) -> None:
     path = write_competition(tmp_path / "comp", house=1, rounds=4)
     alice, bob, carol = (_token(path, who) for who in ("alice", "bob", "carol"))
@@ -80,7 +77,7 @@ def test_an_author_sees_their_crashes_and_no_one_elses_secrets(
         assert done.returncode == (1 if who == "carol" else 0), done.stderr
         assert not CONTROL.search(done.stdout + done.stderr)
     # house-greedy, crasher and chatty: one table of 3, 4 duplicate sets of 3 matches.
-    _until(lambda: _get(url + "/api/standings")["stored"] == 12, timeout=120, what="matches")
+    until(lambda: get_json(url + "/api/standings")["stored"] == 12, timeout=120, what="matches")
 
     shown = _status(url, alice)
     assert shown.returncode == 0, shown.stderr
@@ -121,7 +118,7 @@ def test_an_author_sees_their_crashes_and_no_one_elses_secrets(
     # Fixed: the next upload's status counts only what it played, every seat ok.
     fixed = bot_folder(tmp_path / "alice-2", "crasher", chatty("the fix"))
     assert arena("bot", "submit", str(fixed), "--server", url, "--token", alice).returncode == 0
-    _until(lambda: len(_played(mine(url, alice), "crasher@2")) == 12, timeout=120, what="matches")
+    until(lambda: len(_played(mine(url, alice), "crasher@2")) == 12, timeout=120, what="matches")
     after = _status(url, alice).stdout
     assert "\ncrasher: crasher@2 active\n" in after
     assert "rating     crasher@2: mu " in after and "after 12 matches" in after
@@ -129,7 +126,7 @@ def test_an_author_sees_their_crashes_and_no_one_elses_secrets(
     assert "crashed" not in after
 
     env = {k: v for k, v in os.environ.items() if k != "ARENA_AUTHOR_TOKEN"}
-    closed = f"http://127.0.0.1:{_free_port()}"
+    closed = f"http://127.0.0.1:{free_port()}"
     for args, why in (
         (("--server", url), "--server needs your author token"),
         (("--server", url, "--token", "not-a-token"), "the server refused your token"),

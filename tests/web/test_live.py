@@ -5,9 +5,7 @@ while nothing changes, and a hidden tab does not poll until it is shown again.""
 from __future__ import annotations
 
 import json
-import subprocess
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page, Request, Route, expect
@@ -16,10 +14,9 @@ from arena.web.accounts import Accounts
 from arena.web.client import upload
 from arena.web.competition import load_competition
 from tests.registry.helpers import bot_folder
-from tests.web import test_server
 from tests.web.competitions import write_competition
+from tests.web.servers import Serve
 
-served = test_server.served  # the fixture that starts a real ``arena serve``
 WAIT_MS = 120_000  # generous: a bot's build and gate, then its matches, on a loaded machine
 HIDE = """hidden => {
     Object.defineProperty(document, "hidden", {configurable: true, get: () => hidden});
@@ -40,7 +37,7 @@ def _next_poll(page: Page, url: str) -> None:
 
 
 def test_standings_and_queue_update_while_open_and_rest_while_unchanged_or_hidden(
-    tmp_path: Path, page: Page, served: Callable[[Path], tuple[subprocess.Popen, str]]
+    tmp_path: Path, page: Page, served: Serve
 ) -> None:
     path = write_competition(tmp_path / "comp", house=2)  # 3 seats: waits for a third bot
     accounts = Accounts(load_competition(path).server.accounts)
@@ -88,7 +85,7 @@ def test_standings_and_queue_update_while_open_and_rest_while_unchanged_or_hidde
 
 
 def test_a_failed_poll_is_retried_quietly_and_the_page_recovers(
-    tmp_path: Path, browser: Browser, served: Callable[[Path], tuple[subprocess.Popen, str]]
+    tmp_path: Path, browser: Browser, served: Serve
 ) -> None:
     _, url = served(write_competition(tmp_path / "comp", house=2))
     context = browser.new_context()  # its refused request is the point: not the page fixture

@@ -7,16 +7,9 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-import pytest
 from playwright.sync_api import Page
 from starlette.testclient import TestClient
 
@@ -27,23 +20,10 @@ from arena.web.app import create_app
 from arena.web.client import pack
 from arena.web.competition import Competition, load_competition
 from tests.registry.helpers import bot_folder
-from tests.web.competitions import ROOT, bot_archive, write_competition
+from tests.web.competitions import bot_archive, chatty, write_competition
+from tests.web.servers import Serve, free_port, get_json, until
 
-ARENA = str(Path(sys.executable).parent / "arena")
 HOSTILE_TEXT = '<img src=x onerror="window.pwned=1"><script>window.pwned=1</script>'
-
-
-def chatty(secret: str) -> str:
-    """A bot that plays the first option and writes ``secret`` to its stderr every turn."""
-    return (
-        "import sys\n"
-        "from protocol.bot import Bot, Turn, run\n\n\n"
-        "class Chatty(Bot):\n"
-        "    def choose(self, turn: Turn) -> int:\n"
-        f"        print({secret!r}, file=sys.stderr, flush=True)\n"
-        "        return 0\n\n\n"
-        "run(Chatty())\n"
-    )
 
 
 def _author(competition: Competition, name: str) -> dict[str, str]:
@@ -52,18 +32,6 @@ def _author(competition: Competition, name: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {accounts.add_author(name)}"}
     finally:
         accounts.close()
-
-
-def _until(
-    check: Callable[[], Any], timeout: float = 240, what: str = "", pause: float = 0.5
-) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(pause)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _games(client: TestClient) -> dict[str, int]:
@@ -98,7 +66,7 @@ def test_submit_reject_place_rate_and_keep_each_authors_logs_private(
         assert (again["new"], again["version"]) == (False, "alice@2")
 
         # Placed and rated: 3 bots for 3 seats, one table, one duplicate set of 3 matches.
-        _until(lambda: _games(client).get("alice@2") == 3, what="alice@2's matches")
+        until(lambda: _games(client).get("alice@2") == 3, what="alice@2's matches")
         standings = client.get("/api/standings").json()
         assert standings["stored"] == 3
         assert sorted(b["bot"] for b in standings["bots"]) == [
@@ -111,9 +79,9 @@ def test_submit_reject_place_rate_and_keep_each_authors_logs_private(
         )  # fmt: skip
         assert response.json()["status"] == "active"
         # Standings update: 4 bots make 4 tables of 3, 12 matches in all.
-        _until(lambda: client.get("/api/standings").json()["stored"] == 12, what="12 matches")
+        until(lambda: client.get("/api/standings").json()["stored"] == 12, what="12 matches")
         assert _games(client)["bob@1"] == 9
-        _until(lambda: client.get("/api/queue").json()["status"] == "idle", what="idle")
+        until(lambda: client.get("/api/queue").json()["status"] == "idle", what="idle")
 
         mine = {who: client.get("/api/bots/mine", headers=h).json()
                 for who, h in (("alice", alice), ("bob", bob))}  # fmt: skip
@@ -146,8 +114,8 @@ def test_public_pages_replays_and_what_they_hide(tmp_path: Path) -> None:
         )
         body = pack(folder)
         assert client.post("/api/bots", content=body, headers=alice).json()["status"] == "active"
-        _until(lambda: _games(client).get("alice@1") == 3, what="alice@1's matches")
-        _until(lambda: client.get("/api/queue").json()["status"] == "idle", what="idle")
+        until(lambda: _games(client).get("alice@1") == 3, what="alice@1's matches")
+        until(lambda: client.get("/api/queue").json()["status"] == "idle", what="idle")
         index = client.get("/")
         assert index.status_code == 200
         assert "alice@1" in index.text
@@ -182,11 +150,11 @@ def test_a_following_competition_places_each_new_version(tmp_path: Path) -> None
     with TestClient(create_app(competition)) as client:
         first = bot_archive(tmp_path / "v1", "alice", chatty("one"))
         assert client.post("/api/bots", content=first, headers=alice).json()["status"] == "active"
-        _until(lambda: _games(client).get("alice@1", 0) >= 3, what="alice@1's placement set")
+        until(lambda: _games(client).get("alice@1", 0) >= 3, what="alice@1's placement set")
         second = bot_archive(tmp_path / "v2", "alice", chatty("two"))
         response = client.post("/api/bots", content=second, headers=alice).json()
         assert (response["version"], response["status"]) == ("alice@2", "active")
-        _until(lambda: _games(client).get("alice@2", 0) >= 3, what="alice@2's placement set")
+        until(lambda: _games(client).get("alice@2", 0) >= 3, what="alice@2's placement set")
         games = _games(client)
         assert games["alice@1"] >= 3  # the earlier version stays in the table
         queue = client.get("/api/queue").json()
@@ -216,7 +184,7 @@ def test_matches_play_on_a_dask_cluster_when_the_competition_names_one(tmp_path:
         path = write_competition(tmp_path / "comp", house=3, cluster=cluster.scheduler_address)
         competition = load_competition(path)
         with TestClient(create_app(competition)) as client:
-            _until(lambda: client.get("/api/queue").json()["status"] == "idle", what="idle")
+            until(lambda: client.get("/api/queue").json()["status"] == "idle", what="idle")
             assert client.get("/api/standings").json()["stored"] == 3
     store = Store.read(competition.database, "happy_mochi")
     try:
@@ -225,68 +193,11 @@ def test_matches_play_on_a_dask_cluster_when_the_competition_names_one(tmp_path:
         store.close()
     assert {w.rpartition(":")[2] for w in workers} <= pids, (workers, pids)
 
-    gone = write_competition(tmp_path / "gone", house=3, cluster=f"tcp://127.0.0.1:{_free_port()}")
+    gone = write_competition(tmp_path / "gone", house=3, cluster=f"tcp://127.0.0.1:{free_port()}")
     with TestClient(create_app(load_competition(gone))) as client:
-        queue = _until(lambda: (q := client.get("/api/queue").json())["status"] == "stopped" and q,
+        queue = until(lambda: (q := client.get("/api/queue").json())["status"] == "stopped" and q,
                        timeout=60, what="the runner to give up on the cluster")  # fmt: skip
     assert "127.0.0.1" in queue["problem"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[Callable[[Path], tuple[subprocess.Popen, str]]]:
-    """Start ``arena serve`` on a competition file, as its own process group, on a free port;
-    the process and its URL. Every server started is killed at the end."""
-    started: list[subprocess.Popen] = []
-
-    def start(path: Path) -> tuple[subprocess.Popen, str]:
-        port = _free_port()
-        log = (tmp_path / f"serve-{len(started)}.log").open("w")
-        argv = [ARENA, "serve", str(path), "--port", str(port)]
-        proc = subprocess.Popen(
-            argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        started.append(proc)
-        url = f"http://127.0.0.1:{port}"
-        _until(lambda: _answers(url), timeout=60, what="the server to answer")
-        return proc, url
-
-    yield start
-    for proc in started:
-        if proc.poll() is None:  # its workers get SIGTERM, and stop their bots, when it dies
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
-        try:
-            _until(lambda proc=proc: not _group_alive(proc.pid), 30, "its workers to exit")
-        finally:
-            if _group_alive(proc.pid):
-                os.killpg(proc.pid, signal.SIGKILL)
-
-
-def _group_alive(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url + "/api/queue", timeout=5):
-            return True
-    except OSError:
-        return False
-
-
-def _get(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=30) as response:
-        return json.loads(response.read())
 
 
 def _workers(server: int) -> list[int]:
@@ -306,7 +217,7 @@ def _workers(server: int) -> list[int]:
 
 def test_sigkill_of_the_server_then_of_a_worker_loses_and_doubles_no_match(
     tmp_path: Path,
-    served: Callable[[Path], tuple[subprocess.Popen, str]],
+    served: Serve,
     new_database: Callable[[], str | None],
 ) -> None:
     killed = write_competition(tmp_path / "killed", house=3, rounds=2, slow=True,
@@ -322,21 +233,21 @@ def test_sigkill_of_the_server_then_of_a_worker_loses_and_doubles_no_match(
         except StoreError:  # not made yet
             return False
 
-    _until(first, what="a first match stored", pause=0.01)
+    until(first, what="a first match stored", pause=0.01)
     os.kill(proc.pid, signal.SIGKILL)  # the server alone: its workers must die with it
     proc.wait()
     before = _stored(database)
     assert 1 <= len(before) < 6, "killed while matches were still to play"
     proc, url = served(killed)
     # The restarted server loses a worker while it plays: it goes on with a fresh one.
-    worker = _until(lambda: _workers(proc.pid), what="the restarted server's workers")[0]
+    worker = until(lambda: _workers(proc.pid), what="the restarted server's workers")[0]
     os.kill(worker, signal.SIGKILL)
-    _until(lambda: _get(url + "/api/queue")["status"] == "idle", what="the restarted ladder")
+    until(lambda: get_json(url + "/api/queue")["status"] == "idle", what="the restarted ladder")
     assert proc.poll() is None, "the server survives its worker's death"
-    killed_standings = _get(url + "/api/standings")
+    killed_standings = get_json(url + "/api/standings")
     _, url = served(calm)
-    _until(lambda: _get(url + "/api/queue")["status"] == "idle", what="the calm ladder")
-    calm_standings = _get(url + "/api/standings")
+    until(lambda: get_json(url + "/api/queue")["status"] == "idle", what="the calm ladder")
+    calm_standings = get_json(url + "/api/standings")
     after = _stored(database)
     assert len(after) == len(set(after)) == 6  # 3 bots, 1 table, 2 rounds x 3 rotations
     assert set(before) <= set(after)
@@ -345,7 +256,7 @@ def test_sigkill_of_the_server_then_of_a_worker_loses_and_doubles_no_match(
 
 
 def test_a_following_competition_killed_mid_set_completes_that_set_once(
-    tmp_path: Path, served: Callable[[Path], tuple[subprocess.Popen, str]]
+    tmp_path: Path, served: Serve
 ) -> None:
     path = write_competition(tmp_path / "comp", house=3, follow=True, slow=True)
     database = path.parent / "test-open.db"
@@ -357,13 +268,13 @@ def test_a_following_competition_killed_mid_set_completes_that_set_once(
         except StoreError:  # not made yet
             return False
 
-    _until(cut, what="a set cut in two", pause=0.01)
+    until(cut, what="a set cut in two", pause=0.01)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     before = _sets(database)
     assert any(len(rotations) < 3 for rotations in before.values())
     _, url = served(path)
-    _until(lambda: _get(url + "/api/standings")["stored"] >= 3 * (len(before) + 1),
+    until(lambda: get_json(url + "/api/standings")["stored"] >= 3 * (len(before) + 1),
            what="the cut set completed and one more played")  # fmt: skip
     after = _sets(database)
     for set_id, rotations in before.items():
@@ -395,12 +306,10 @@ def _voids(database: Location) -> list[str]:
     return _stored(database, "SELECT reason FROM voids")
 
 
-def test_the_standings_page_in_a_browser(
-    tmp_path: Path, page: Page, served: Callable[[Path], tuple[subprocess.Popen, str]]
-) -> None:
+def test_the_standings_page_in_a_browser(tmp_path: Path, page: Page, served: Serve) -> None:
     path = write_competition(tmp_path / "comp", house=3)
     _, url = served(path)
-    _until(lambda: _get(url + "/api/queue")["status"] == "idle", what="the ladder")
+    until(lambda: get_json(url + "/api/queue")["status"] == "idle", what="the ladder")
     page.goto(url + "/")
     rows = page.locator("#standings tbody tr")
     assert rows.count() == 3
@@ -409,7 +318,7 @@ def test_the_standings_page_in_a_browser(
     assert page.locator("h1").inner_text() == "house-greedy"
     page.click("text=queue")
     assert "ladder: idle" in page.locator("#runner").inner_text()
-    match_id = _get(url + "/api/queue")["done_today"][0]
+    match_id = get_json(url + "/api/queue")["done_today"][0]
     page.goto(f"{url}/matches/{match_id}?seat=0")
     page.wait_for_selector("#viewer *")
     assert f"match {match_id} · seat 0 (house-" in page.locator("h1").inner_text()

@@ -1,0 +1,92 @@
+"""Real ``arena serve`` processes for the server tests: each started as its own process group on
+a free port (the ``served`` fixture of ``conftest.py``), waited for, read as JSON, and killed
+with its workers at the end."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from tests.web.competitions import ROOT
+
+ARENA = str(Path(sys.executable).parent / "arena")
+Serve = Callable[[Path], tuple[subprocess.Popen, str]]
+
+
+def until(
+    check: Callable[[], Any], timeout: float = 240, what: str = "", pause: float = 0.5
+) -> Any:
+    """``check()``'s first true answer, asked every ``pause`` s; AssertionError after
+    ``timeout`` s (a generous bound for a loaded machine, never a measure of speed)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(pause)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/api/queue", timeout=5):
+            return True
+    except OSError:
+        return False
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def serving(logs: Path) -> Iterator[Serve]:
+    """Start ``arena serve`` on a competition file (its log in ``logs``); the process and its
+    URL. Every server started is killed at the end, its workers and their bots with it."""
+    started: list[subprocess.Popen] = []
+
+    def start(path: Path) -> tuple[subprocess.Popen, str]:
+        port = free_port()
+        log = (logs / f"serve-{len(started)}.log").open("w")
+        argv = [ARENA, "serve", str(path), "--port", str(port)]
+        proc = subprocess.Popen(
+            argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        started.append(proc)
+        url = f"http://127.0.0.1:{port}"
+        until(lambda: _answers(url), timeout=60, what="the server to answer")
+        return proc, url
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:  # its workers get SIGTERM, and stop their bots, when it dies
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+        try:
+            until(lambda proc=proc: not _group_alive(proc.pid), 30, "its workers to exit")
+        finally:
+            if _group_alive(proc.pid):
+                os.killpg(proc.pid, signal.SIGKILL)
