@@ -1,12 +1,22 @@
 """Runs matches concurrently: local worker processes, or a Dask distributed cluster.
 
-Both run the same top-level :func:`run_match` on a plain dict and get a plain dict back, so a
-job pickles the same way to a local process or to a remote worker. Whatever fails outside the
-referee's own guard (an import error, a worker that died, a lost connection) comes back as a
-``void`` result: never a bot's fault, so the runner retries it and never stores it. A local
-worker that died marks the voids of every match it had in flight ``worker_died``: which of them
-caused it is not known, so the runner retries each alone (a ``solo`` job runs with nothing else
-in flight) and only then holds a void against the match.
+Both run the same top-level :func:`run_batch` on a list of plain dicts and get plain dicts
+back, so a job pickles the same way to a local process or to a remote worker. A job holds a
+batch of matches, played one after another by one worker (its kept bots reused across them):
+handing a job over (pickling, the pool's queues, Dask's per-task scheduling) costs about a
+millisecond, as much as a short match with reused bots, so :class:`Dispatcher` packs short
+matches into batches of about ``BATCH_MS`` of the referee's work and hands out a long match
+alone. Results never depend on the batching: each match has its own seed and lane, and is
+yielded and stored on its own.
+
+Whatever fails outside the referee's own guard (an import error, a worker that died, a lost
+connection) comes back as a ``void`` result: never a bot's fault, so the runner retries it and
+never stores it. A local worker that died marks the voids of every match it had in flight (its
+whole batch, and the other workers' batches, since the pool breaks) ``worker_died``: which of
+them caused it is not known, so the runner retries each alone (a ``solo`` job runs with
+nothing else in flight, a batch of one) and only then holds a void against the match. After a
+``host:`` void the worker plays nothing more of its batch: the rest comes back not attempted
+(queued again, as if never handed out), and the runner stops.
 
 Local workers are started with the ``spawn`` method (no forked ZeroMQ state) and ask the
 kernel for SIGTERM when the runner dies (``PR_SET_PDEATHSIG``); on SIGTERM a worker kills
@@ -21,6 +31,7 @@ import concurrent.futures as cf
 import contextlib
 import ctypes
 import functools
+import math
 import multiprocessing
 import os
 import signal
@@ -43,6 +54,8 @@ from arena.sandbox import SandboxLimits
 
 _PR_SET_PDEATHSIG = 1
 STOP_GRACE_S = 5.0
+BATCH_MS = 75.0  # the referee's work one job aims to hold: the hand-off is paid once for it
+MOST_MATCHES = 32  # in one job at most
 
 
 class ExecutorError(RuntimeError):
@@ -86,6 +99,17 @@ def run_match(job: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def run_batch(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Play ``jobs`` one after another in this worker; a result per match played. Stops after a
+    ``host:`` void: this machine cannot start bots, so the rest would only fail the same way."""
+    results = []
+    for job in jobs:
+        results.append(run_match(job))
+        if (results[-1].get("void") or "").startswith(HOST_VOID):
+            break
+    return results
+
+
 @functools.cache
 def kept_bots() -> BotPool:
     """This worker's reusable bot processes, kept between its matches (``arena.match.pool``);
@@ -95,9 +119,10 @@ def kept_bots() -> BotPool:
     return pool
 
 
-def _void(exc: BaseException, worker_died: bool = False) -> dict[str, Any]:
+def _voids(count: int, exc: BaseException, worker_died: bool = False) -> list[dict[str, Any]]:
+    """A void result for each of the ``count`` matches of a job that failed as a whole."""
     void = {"void": f"executor: {type(exc).__name__}: {exc}", "worker": "?"}
-    return void | {"worker_died": True} if worker_died else void
+    return [void | {"worker_died": True} if worker_died else dict(void) for _ in range(count)]
 
 
 class Executor(ABC):
@@ -106,16 +131,17 @@ class Executor(ABC):
     slots: int
 
     @abstractmethod
-    def submit(self, job: dict[str, Any]) -> Any:
-        """Start a job; a future."""
+    def submit(self, jobs: list[dict[str, Any]]) -> Any:
+        """Start a job playing ``jobs`` one after another (:func:`run_batch`); a future."""
 
     @abstractmethod
     def wait(self, futures: list[Any]) -> list[Any]:
         """Block until at least one future is done; the done ones."""
 
     @abstractmethod
-    def outcome(self, future: Any) -> dict[str, Any]:
-        """The result dict of a done future, or a void one if the job itself failed."""
+    def outcome(self, future: Any) -> list[dict[str, Any]]:
+        """The results of a done future in its jobs' order (fewer after a ``host:`` void), or a
+        void one for each of its matches if the job itself failed."""
 
     @abstractmethod
     def close(self, abort: bool = False) -> None:
@@ -171,7 +197,7 @@ class LocalExecutor(Executor):
         self.workers = workers
         self.slots = 2 * workers
         self.pool = self._pool()
-        self.origin: dict[Any, cf.ProcessPoolExecutor] = {}
+        self.origin: dict[Any, tuple[cf.ProcessPoolExecutor, int]] = {}
 
     def _pool(self) -> cf.ProcessPoolExecutor:
         _quiet_resource_tracker()
@@ -182,25 +208,25 @@ class LocalExecutor(Executor):
             initargs=(os.getpid(),),
         )
 
-    def submit(self, job: dict[str, Any]) -> Any:
-        future = self.pool.submit(run_match, job)
-        self.origin[future] = self.pool
+    def submit(self, jobs: list[dict[str, Any]]) -> Any:
+        future = self.pool.submit(run_batch, jobs)
+        self.origin[future] = (self.pool, len(jobs))
         return future
 
     def wait(self, futures: list[Any]) -> list[Any]:
         return list(cf.wait(futures, return_when=cf.FIRST_COMPLETED).done)
 
-    def outcome(self, future: Any) -> dict[str, Any]:
-        pool = self.origin.pop(future)
+    def outcome(self, future: Any) -> list[dict[str, Any]]:
+        pool, count = self.origin.pop(future)
         try:
             return future.result()
         except cf.process.BrokenProcessPool as exc:  # a worker died: start a fresh pool
             if pool is self.pool:
                 pool.shutdown(wait=False, cancel_futures=True)
                 self.pool = self._pool()
-            return _void(exc, worker_died=True)
+            return _voids(count, exc, worker_died=True)
         except Exception as exc:
-            return _void(exc)
+            return _voids(count, exc)
 
     def close(self, abort: bool = False) -> None:
         self.pool.shutdown(wait=not abort, cancel_futures=True)
@@ -242,20 +268,24 @@ class DaskExecutor(Executor):
         except (OSError, TimeoutError) as exc:
             raise ExecutorError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
         self.slots = 2 * max(1, sum(self.client.nthreads().values()))
+        self.sizes: dict[Any, int] = {}
 
-    def submit(self, job: dict[str, Any]) -> Any:
-        return self.client.submit(run_match, job, pure=False)
+    def submit(self, jobs: list[dict[str, Any]]) -> Any:
+        future = self.client.submit(run_batch, jobs, pure=False)
+        self.sizes[future] = len(jobs)
+        return future
 
     def wait(self, futures: list[Any]) -> list[Any]:
         from distributed import wait
 
         return list(wait(futures, return_when="FIRST_COMPLETED").done)
 
-    def outcome(self, future: Any) -> dict[str, Any]:
+    def outcome(self, future: Any) -> list[dict[str, Any]]:
+        count = self.sizes.pop(future)
         try:
             return future.result()
         except Exception as exc:
-            return _void(exc)
+            return _voids(count, exc)
         finally:
             future.release()
 
@@ -274,12 +304,14 @@ class Job:
 
 
 class Dispatcher:
-    """Keeps the executor's slots full and yields results as they finish, in any order."""
+    """Keeps the executor's slots full and yields ``(job, result)`` as matches finish, in any
+    order, one per match however they were batched."""
 
     def __init__(self, executor: Executor, jobs: Iterable[Job]) -> None:
         self.executor = executor
         self.queue = deque(jobs)
-        self.running: dict[Any, Job] = {}
+        self.running: dict[Any, list[Job]] = {}
+        self.match_ms: float | None = None  # the referee's recent time per match
 
     def again(self, job: Job, solo: bool = False) -> None:
         """Run ``job`` once more, before anything not yet started; alone if ``solo``."""
@@ -291,16 +323,45 @@ class Dispatcher:
         """Start nothing more; the jobs in flight still finish."""
         self.queue.clear()
 
+    def batch_size(self) -> int:
+        """How many matches the next job may hold: about ``BATCH_MS`` of them, measured from
+        the results so far (one until a match is measured: it may take minutes)."""
+        if self.match_ms is None:
+            return 1
+        return max(1, min(MOST_MATCHES, int(BATCH_MS / max(self.match_ms, 0.01))))
+
     def _may_start(self) -> bool:
         if not self.queue or len(self.running) >= self.executor.slots:
             return False
-        alone = self.queue[0].solo or any(j.solo for j in self.running.values())
+        alone = self.queue[0].solo or any(b[0].solo for b in self.running.values())
         return not (alone and self.running)
+
+    def _next_batch(self) -> list[Job]:
+        """A solo job alone; else the queued jobs up to the first solo one, at most a batch and
+        at most a fair share of the queue per slot, so no worker idles near the end."""
+        if self.queue[0].solo:
+            return [self.queue.popleft()]
+        size = min(self.batch_size(), math.ceil(len(self.queue) / self.executor.slots))
+        batch = [self.queue.popleft()]
+        while self.queue and len(batch) < size and not self.queue[0].solo:
+            batch.append(self.queue.popleft())
+        return batch
+
+    def _measure(self, results: list[dict[str, Any]]) -> None:
+        for result in results:
+            if not result.get("void") and "duration_ms" in result:
+                ms = float(result["duration_ms"])
+                self.match_ms = ms if self.match_ms is None else 0.8 * self.match_ms + 0.2 * ms
 
     def __iter__(self) -> Iterator[tuple[Job, dict[str, Any]]]:
         while self.queue or self.running:
             while self._may_start():
-                job = self.queue.popleft()
-                self.running[self.executor.submit(job.payload)] = job
+                batch = self._next_batch()
+                self.running[self.executor.submit([j.payload for j in batch])] = batch
             for future in self.executor.wait(list(self.running)):
-                yield self.running.pop(future), self.executor.outcome(future)
+                batch = self.running.pop(future)
+                results = self.executor.outcome(future)
+                played, unplayed = batch[: len(results)], batch[len(results) :]
+                self.queue.extendleft(reversed(unplayed))  # after a host void: not attempted
+                self._measure(results)
+                yield from zip(played, results, strict=True)

@@ -101,15 +101,17 @@ class SyntheticExecutor(Executor):
         self.interrupt_after = interrupt_after
         self.results = 0
 
-    def submit(self, job: dict[str, Any]) -> Any:
+    def submit(self, jobs: list[dict[str, Any]]) -> Any:
         future: cf.Future = cf.Future()
+        future.set_result([self._result(job) for job in jobs])
+        return future
+
+    def _result(self, job: dict[str, Any]) -> dict[str, Any]:
         match_id = job["match_id"]
         if match_id in self.void_always or match_id in self.void_once:
             self.void_once.discard(match_id)
-            future.set_result({"void": "internal: injected referee failure", "worker": "test"})
-        else:
-            future.set_result(self._play(job))
-        return future
+            return {"void": "internal: injected referee failure", "worker": "test"}
+        return self._play(job)
 
     @staticmethod
     def _play(job: dict[str, Any]) -> dict[str, Any]:
@@ -163,8 +165,8 @@ class SyntheticExecutor(Executor):
     def wait(self, futures: list[Any]) -> list[Any]:
         return futures[:1]
 
-    def outcome(self, future: Any) -> dict[str, Any]:
-        self.results += 1
+    def outcome(self, future: Any) -> list[dict[str, Any]]:
+        self.results += len(future.result())
         if self.interrupt_after is not None and self.results > self.interrupt_after:
             raise KeyboardInterrupt
         return future.result()

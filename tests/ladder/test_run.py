@@ -152,7 +152,7 @@ def test_dask_cluster_gives_the_same_table(reference: dict, tmp_path: Path) -> N
 
 
 class _Flaky(Executor):
-    """Real local workers, except that chosen matches come back void (a referee failure)."""
+    """Real local workers, except that chosen matches come back void (their worker fails)."""
 
     def __init__(self, once: set[str], always: set[str]) -> None:
         self.inner = LocalExecutor(2)
@@ -161,21 +161,22 @@ class _Flaky(Executor):
         self.always = always
         self.submitted: list[dict[str, Any]] = []
 
-    def submit(self, job: dict[str, Any]) -> Any:
-        self.submitted.append(job)
-        match_id = job["match_id"]
-        if match_id in self.always or match_id in self.once:
-            self.once.discard(match_id)
-            future: cf.Future = cf.Future()
-            future.set_result({"void": "internal: injected referee failure", "worker": "test"})
-            return future
-        return self.inner.submit(job)
+    def submit(self, jobs: list[dict[str, Any]]) -> Any:
+        self.submitted += jobs
+        return self.inner.submit([self._spoiled(job) for job in jobs])
+
+    def _spoiled(self, job: dict[str, Any]) -> dict[str, Any]:
+        """``job``, or for a chosen match one that its worker cannot play (no such game)."""
+        if job["match_id"] in self.always or job["match_id"] in self.once:
+            self.once.discard(job["match_id"])
+            return job | {"game": "injected-failure"}
+        return job
 
     def wait(self, futures: list[Any]) -> list[Any]:
         return list(cf.wait(futures, return_when=cf.FIRST_COMPLETED).done)
 
-    def outcome(self, future: Any) -> dict[str, Any]:
-        return self.inner.outcome(future) if future in self.inner.origin else future.result()
+    def outcome(self, future: Any) -> list[dict[str, Any]]:
+        return self.inner.outcome(future)
 
     def close(self, abort: bool = False) -> None:
         self.inner.close(abort)
