@@ -312,6 +312,7 @@ class Dispatcher:
         self.queue = deque(jobs)
         self.running: dict[Any, list[Job]] = {}
         self.match_ms: float | None = None  # the referee's recent time per match
+        self.stopped = False
 
     def again(self, job: Job, solo: bool = False) -> None:
         """Run ``job`` once more, before anything not yet started; alone if ``solo``."""
@@ -321,6 +322,7 @@ class Dispatcher:
 
     def stop(self) -> None:
         """Start nothing more; the jobs in flight still finish."""
+        self.stopped = True
         self.queue.clear()
 
     def batch_size(self) -> int:
@@ -362,6 +364,7 @@ class Dispatcher:
                 batch = self.running.pop(future)
                 results = self.executor.outcome(future)
                 played, unplayed = batch[: len(results)], batch[len(results) :]
-                self.queue.extendleft(reversed(unplayed))  # after a host void: not attempted
+                if not self.stopped:  # after a host void: not attempted, as if never handed out
+                    self.queue.extendleft(reversed(unplayed))
                 self._measure(results)
                 yield from zip(played, results, strict=True)

@@ -1,0 +1,198 @@
+"""Batched dispatch: several short matches in one job, with the same results as one a job.
+
+Real ladders on real local workers, bots and SQLite files, with the batch size forced (the
+``Dispatcher.batch_size`` hook): a ladder played in large batches stores exactly what one
+played a match at a time stores; a worker SIGKILLed with a batch in flight loses no match,
+plays none twice and blames no bot; a host failure inside a batch stops it, and the rest of
+the batch is neither stored nor counted as a void. The sizing itself is checked on a
+synthetic executor (no processes).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+import signal
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena import sandbox
+from arena.ladder import run as ladder
+from arena.ladder.config import load_ladder
+from arena.ladder.executor import (
+    BATCH_MS,
+    MOST_MATCHES,
+    Dispatcher,
+    Executor,
+    Job,
+    LocalExecutor,
+)
+from tests.broken_hosts import taken_uids
+
+from .helpers import show_json, write_ladder
+
+ROUNDS = 4
+SCHEDULED = 3 * 2 * ROUNDS  # 3 tables (3 bots, 2 seats) x 2 rotations x 4 rounds
+
+
+class Recording(LocalExecutor):
+    """Real local workers that note how many matches each job held."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(workers)
+        self.sizes: list[int] = []
+
+    def submit(self, jobs: list[dict[str, Any]]) -> Any:
+        self.sizes.append(len(jobs))
+        return super().submit(jobs)
+
+
+def rows(db: Path, query: str) -> list[tuple]:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        return conn.execute(query).fetchall()
+
+
+def results(db: Path) -> list[tuple]:
+    """Every stored seat result, by match and seat: what a match produced, not how it ran."""
+    return rows(
+        db,
+        "SELECT match_id, seat, bot, score, rank, status FROM results ORDER BY match_id, seat",
+    )
+
+
+def run_batched(
+    folder: Path, size: int, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, ladder.RunSummary, list[int]]:
+    """The tiny ladder in ``folder`` on 2 workers, ``size`` matches a job at most."""
+    cfg = load_ladder(write_ladder(folder, rounds=ROUNDS))
+    monkeypatch.setattr(Dispatcher, "batch_size", lambda self: size)
+    with Recording(2) as executor:
+        summary = ladder.run_ladder(cfg, executor)
+    return cfg.path, summary, executor.sizes
+
+
+@pytest.fixture(scope="module")
+def one_at_a_time(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        path, summary, sizes = run_batched(tmp_path_factory.mktemp("single"), 1, monkeypatch)
+    assert summary.played == SCHEDULED and set(sizes) == {1}
+    db = path.with_suffix(".db")
+    return {"table": show_json(path), "results": results(db)}
+
+
+def test_large_batches_store_exactly_what_single_matches_store(
+    one_at_a_time: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, summary, sizes = run_batched(tmp_path, MOST_MATCHES, monkeypatch)
+    assert (summary.played, summary.failed, summary.retries) == (SCHEDULED, 0, 0)
+    # a fair share of the queue per slot (4 slots): 6 then 5, 4, 3 while the rest waits
+    assert sizes[:4] == [6, 5, 4, 3] and sum(sizes) == SCHEDULED
+    assert results(path.with_suffix(".db")) == one_at_a_time["results"]
+    assert show_json(path) == one_at_a_time["table"]
+
+
+def test_a_worker_killed_mid_batch_loses_no_match_and_blames_no_bot(
+    one_at_a_time: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = load_ladder(write_ladder(tmp_path, rounds=ROUNDS))
+    db = cfg.path.with_suffix(".db")
+    monkeypatch.setattr(Dispatcher, "batch_size", lambda self: MOST_MATCHES)
+    victims: list[int] = []
+
+    def kill_a_worker(done: int, _total: int, _faults: int) -> None:
+        """At the first stored match, SIGKILL the worker that played it: the batch it took
+        next (queued beside it) is in flight, and so are the other worker's."""
+        if done == 1:
+            worker = rows(db, "SELECT worker FROM matches")[0][0]
+            victims.append(int(worker.rpartition(":")[2]))
+            os.kill(victims[0], signal.SIGKILL)
+
+    with Recording(2) as executor:
+        summary = ladder.run_ladder(cfg, executor, progress=kill_a_worker)
+    assert victims and (summary.played, summary.failed) == (SCHEDULED, 0)
+    voids = rows(db, "SELECT match_id, attempt, blame FROM voids ORDER BY 1")
+    assert len(voids) >= 2 and {b for _, _, b in voids} == {"shared"}  # never a bot's
+    assert len({m for m, _, _ in voids}) == len(voids)  # each lost match voided once...
+    attempts = dict(rows(db, "SELECT id, attempts FROM matches"))
+    assert all(attempts[m] == 2 for m, _, _ in voids)  # ...then played alone, once
+    assert len(attempts) == SCHEDULED
+    assert results(db) == one_at_a_time["results"]
+    assert show_json(cfg.path) == one_at_a_time["table"]
+
+
+def test_a_host_failure_stops_its_batch_and_the_rest_is_not_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not sandbox.probe().has("uid") or sandbox.choose(None) == "rlimits":
+        pytest.skip("no bot uids here")
+    cfg = load_ladder(write_ladder(tmp_path, rounds=ROUNDS))
+    db = cfg.path.with_suffix(".db")
+    monkeypatch.setattr(Dispatcher, "batch_size", lambda self: MOST_MATCHES)
+    with taken_uids(tmp_path, only_workers=True) as env:
+        monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])  # read by the spawned workers
+        with Recording(2) as executor, pytest.raises(ladder.HostFailure) as failure:
+            ladder.run_ladder(cfg, executor)
+    assert "no free bot uid" in str(failure.value)
+    assert rows(db, "SELECT COUNT(*) FROM matches") == [(0,)]
+    voids = rows(db, "SELECT blame FROM voids")
+    assert executor.sizes[:4] == [6, 5, 4, 3] and len(executor.sizes) == 4  # then stopped
+    assert [b for (b,) in voids] == ["host"] * 4  # each batch stopped at its first match
+
+
+class Timed(Executor):
+    """No processes: every match comes back at once, taking ``match_ms`` by its result."""
+
+    slots = 4
+
+    def __init__(self, match_ms: float) -> None:
+        self.match_ms = match_ms
+        self.sizes: list[int] = []
+
+    def submit(self, jobs: list[dict[str, Any]]) -> Any:
+        self.sizes.append(len(jobs))
+        future: cf.Future = cf.Future()
+        future.set_result([{"duration_ms": self.match_ms, "seats": []} for _ in jobs])
+        return future
+
+    def wait(self, futures: list[Any]) -> list[Any]:
+        return futures[:1]
+
+    def outcome(self, future: Any) -> list[dict[str, Any]]:
+        return future.result()
+
+    def close(self, abort: bool = False) -> None:
+        pass
+
+
+def jobs(count: int, solo: frozenset[int] = frozenset()) -> list[Job]:
+    return [Job(f"m{i}", {"match_id": f"m{i}"}, solo=i in solo) for i in range(count)]
+
+
+@pytest.mark.parametrize(
+    ("match_ms", "most"),
+    [(1.0, MOST_MATCHES), (BATCH_MS / 10, 10), (BATCH_MS, 1), (60_000.0, 1)],
+)
+def test_batches_hold_about_batch_ms_of_measured_matches(match_ms: float, most: int) -> None:
+    executor = Timed(match_ms)
+    played = [job.key for job, _ in Dispatcher(executor, jobs(1000))]
+    assert played == [f"m{i}" for i in range(1000)]  # each once, in order here
+    assert executor.sizes[:4] == [1, 1, 1, 1]  # nothing measured yet: one match a job
+    assert max(executor.sizes) == most
+    assert executor.sizes[-4:] == [1, 1, 1, 1]  # near the end: a fair share per slot
+
+
+def test_a_solo_job_runs_alone_and_cuts_a_batch() -> None:
+    executor = Timed(1.0)
+    dispatcher = Dispatcher(executor, jobs(40, solo=frozenset({30})))
+    seen = []
+    for job, _ in dispatcher:
+        seen.append(job.key)
+        if job.key == "m5" and job.attempt == 1:
+            dispatcher.again(job, solo=True)
+    assert sorted(seen) == sorted([f"m{i}" for i in range(40)] + ["m5"])
+    running_alone = [i for i, n in enumerate(executor.sizes) if n == 1]
+    assert len(running_alone) >= 2  # m5's retry and m30, each a job of its own
+    assert seen.count("m30") == 1
