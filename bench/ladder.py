@@ -4,7 +4,8 @@ Trivial bots: seeded random Python bots playing Happy Mochi cut to one round of 
 turn, so a match is mostly bot start-up, handshake and shutdown. For each worker count a fresh
 ladder database is filled by :func:`arena.ladder.run.run_ladder`, and we report:
 
-* matches per second (wall time of the whole run, rating at the end included);
+* matches per second (wall time of the whole run, rating at the end included), and over the
+  second half of the run alone (``steady``: workers and their kept bots all started);
 * the runner's own work: building the schedule, writing results to SQLite, rating (timed in
   this process around those calls), as a share of the wall time;
 * the share of wall time outside the referee: 1 - (sum of the referees' match durations /
@@ -100,8 +101,11 @@ def measure(
         with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
             cfg = load_ladder(ladder_file(Path(tmp), rounds, settings))
             started, cpu = time.perf_counter(), cpu_seconds()
+            stored: list[float] = []  # when each match was stored
             with executor() if executor else LocalExecutor(workers) as running:
-                summary = ladder.run_ladder(cfg, running)
+                summary = ladder.run_ladder(
+                    cfg, running, progress=lambda *_: stored.append(time.perf_counter())
+                )
             wall = time.perf_counter() - started
             cpu = cpu_seconds() - cpu
             with sqlite3.connect(cfg.database) as conn:
@@ -113,12 +117,20 @@ def measure(
         "matches": summary.played,
         "wall_s": round(wall, 3),
         "matches_per_s": round(summary.played / wall, 2),
+        "steady_matches_per_s": round(steady_rate(stored[1:]), 2),
         "referee_ms_per_match": round(referee_ms / summary.played, 1),
         "runner_work_s": round(timer.seconds, 4),
         "runner_work_share": round(timer.seconds / wall, 4),
         "outside_referee_share": round(1 - referee_ms / 1000 / workers / wall, 4),
         "cpu_ms_per_match": round(cpu * 1000 / summary.played, 2),
     }
+
+
+def steady_rate(stored: list[float]) -> float:
+    """Matches per second over the second half of the run: by then every worker has started
+    and so have its kept bots, so this is the rate a long ladder runs at."""
+    half = stored[len(stored) // 2 :]
+    return (len(half) - 1) / (half[-1] - half[0])
 
 
 def cpu_seconds() -> float:

@@ -13,7 +13,13 @@ printed beside each row. The figures:
 * reuse: matches per second of a ladder of short matches between random bots with reusable
   processes, against the same ladder with reuse turned off (a fresh process per seat and match);
 * workers: 2 local workers against 1, and a Dask cluster of 2 local workers against 2 local
-  workers, on that ladder (the bots use little CPU: the referee's work is what scales).
+  workers, on that ladder (short matches go out in batches: ``arena.ladder.executor``); over
+  the whole run (each worker starts, and so do its kept bots) and over its second half alone
+  (``steady``), with the start-up beside it. Their floor: plain processes playing the same
+  matches back to back with their bots started (``run_batch``: no runner, no hand-off), 2
+  against 1, which is what this machine, shared with whatever else runs on it, gives 2
+  workers now; and the same with each match's folder on tmpfs (making and removing it on a
+  disk's journal is work that 2 processes contend on).
 
     python bench/throughput.py [--quick]
 
@@ -24,12 +30,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import platform
 import statistics
 import sys
 import tempfile
 import time
+import unittest.mock as mock
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,7 +49,9 @@ from tabulate import tabulate
 
 from arena import sandbox
 from arena.games import load_game
-from arena.ladder.executor import DaskExecutor
+from arena.ladder.config import load_ladder
+from arena.ladder.executor import DaskExecutor, kept_bots, run_batch
+from arena.ladder.run import match_job, schedule_of
 from arena.match.bots import BotSpec, parse_bot
 from arena.match.referee import play_match
 from protocol import codec, messages
@@ -50,6 +60,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results" / "throughput.json"
 SHORT = {"max_rounds": 1, "max_turns_per_round": 1}  # a match of two decisions
 REUSE_OFF = ["reuse = false"]
+SHM = "/dev/shm"  # a tmpfs on Linux: mkdir and rmdir never touch a disk journal
+WARM_UP = 24  # matches a bare worker plays before it is timed: every kept bot is started
 
 
 def load() -> float:
@@ -249,6 +261,49 @@ def ladder_run(
     return ladder_bench.measure(workers, rounds, settings, executor)
 
 
+def _bare_worker(jobs: list[dict[str, Any]], ready: Any, ends: Any) -> None:
+    """In a plain process: start the bots, wait for the others, play the rest back to back."""
+    run_batch(jobs[:WARM_UP])
+    ready.wait()
+    started = time.perf_counter()
+    run_batch(jobs[WARM_UP:])
+    ends.put((started, time.perf_counter(), len(jobs) - WARM_UP))
+    kept_bots().close()
+
+
+def bare_workers(count: int, rounds: int, tmpdir: str | None = None) -> float:
+    """Matches per second of ``count`` plain processes, each playing the reuse ladder's matches
+    back to back with its bots started, at the same time: no runner, no hand-off, no store.
+    ``tmpdir``: where they make each match's folder (``TMPDIR``), instead of the default."""
+    spawn = multiprocessing.get_context("spawn")
+    where = {"TMPDIR": tmpdir} if tmpdir else {}
+    with (
+        tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp,
+        mock.patch.dict(os.environ, where),
+    ):
+        cfg = load_ladder(ladder_bench.ladder_file(Path(tmp), rounds))
+        jobs = [match_job(cfg, spec) for spec in schedule_of(cfg)]
+        ready, ends = spawn.Barrier(count), spawn.Queue()
+        workers = [
+            spawn.Process(target=_bare_worker, args=(jobs, ready, ends)) for _ in range(count)
+        ]
+        for worker in workers:
+            worker.start()
+        spans = [ends.get() for _ in workers]
+        for worker in workers:
+            worker.join()
+    played = sum(n for _, _, n in spans)
+    return played / (max(end for _, end, _ in spans) - min(start for start, _, _ in spans))
+
+
+def start_up_ms(run: dict[str, Any]) -> float:
+    """What a ladder run took beyond its matches at the steady rate: starting the workers and
+    their kept bots, and rating at the end."""
+    return 1000 * (
+        run["matches"] / run["matches_per_s"] - run["matches"] / run["steady_matches_per_s"]
+    )
+
+
 def dask_cluster(workers: int) -> Callable[[], DaskExecutor]:
     """An executor factory over a fresh local Dask cluster (closed by the returned object)."""
     from dask.distributed import LocalCluster
@@ -273,12 +328,16 @@ def ladders(fresh_rounds: int, reuse_rounds: int) -> list[dict[str, Any]]:
     """
     fresh = ladder_run(1, fresh_rounds, REUSE_OFF)["matches_per_s"]
     fresh_two = ladder_run(2, fresh_rounds, REUSE_OFF)["matches_per_s"]
+    shm_two, shm_one = (bare_workers(n, reuse_rounds, SHM) for n in (2, 1))
+    bare_two = bare_workers(2, reuse_rounds)
+    bare_one = bare_workers(1, reuse_rounds)
     first = ladder_run(1, reuse_rounds, [])
-    one = first["matches_per_s"]
-    two = ladder_run(2, reuse_rounds, [])["matches_per_s"]
+    one, steady_one = first["matches_per_s"], first["steady_matches_per_s"]
+    second = ladder_run(2, reuse_rounds, [])
+    two, steady_two = second["matches_per_s"], second["steady_matches_per_s"]
     make = dask_cluster(2)
     try:
-        dask = ladder_run(2, reuse_rounds, [], make)["matches_per_s"]
+        on_dask = ladder_run(2, reuse_rounds, [], make)
     finally:
         make.cluster.close()  # type: ignore[attr-defined]
     per_s = "matches/s"
@@ -290,12 +349,25 @@ def ladders(fresh_rounds: int, reuse_rounds: int) -> list[dict[str, Any]]:
             per_s, ">= 10"),
         row("the same ladder with reuse, 2 local workers", two, "1 local worker", one, per_s,
             ">= 1.7"),
+        row("the same ladder, second half (steady: workers and bots started), 2 local workers",
+            steady_two, "the same, 1 local worker", steady_one, per_s, ""),
+        row("the same ladder, start-up (whole run - its matches at the steady rate), 2 local "
+            "workers", start_up_ms(second), "the same, 1 local worker", start_up_ms(first), "ms",
+            ""),
+        row("2 bare processes playing the ladder's matches back to back, bots started",
+            bare_two, "1 bare process", bare_one, per_s, ""),
+        row(f"2 bare processes as above, each match's folder on tmpfs (TMPDIR={SHM})", shm_two,
+            "1 bare process, the same", shm_one, per_s, ""),
+        row("1 local worker, steady (runner, store, batched hand-off)", steady_one,
+            "1 bare process", bare_one, per_s, ""),
         row(f"what 2 whole cores allow: 2 / CPU per match ({first['cpu_ms_per_match']} ms)",
             cores, "1 local worker", one, per_s, ""),
         row("the ladder with reuse off, 2 local workers", fresh_two, "1 local worker", fresh,
             per_s, ""),
-        row("the same ladder with reuse, Dask cluster of 2 local workers", dask,
-            "2 local workers", two, per_s, ">= 0.9"),
+        row("the same ladder with reuse, Dask cluster of 2 local workers",
+            on_dask["matches_per_s"], "2 local workers", two, per_s, ">= 0.9"),
+        row("the same ladder, second half (steady), Dask cluster of 2 local workers",
+            on_dask["steady_matches_per_s"], "the same, 2 local workers", steady_two, per_s, ""),
     ]  # fmt: skip
 
 
