@@ -208,8 +208,18 @@ class LocalExecutor(Executor):
             initargs=(os.getpid(),),
         )
 
+    def _renew(self, pool: cf.ProcessPoolExecutor) -> None:
+        """A worker of ``pool`` died, which broke it: start a fresh pool, once."""
+        if pool is self.pool:
+            pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = self._pool()
+
     def submit(self, jobs: list[dict[str, Any]]) -> Any:
-        future = self.pool.submit(run_batch, jobs)
+        try:
+            future = self.pool.submit(run_batch, jobs)
+        except cf.process.BrokenProcessPool:  # a worker just died; nothing of this job ran
+            self._renew(self.pool)
+            future = self.pool.submit(run_batch, jobs)
         self.origin[future] = (self.pool, len(jobs))
         return future
 
@@ -220,10 +230,8 @@ class LocalExecutor(Executor):
         pool, count = self.origin.pop(future)
         try:
             return future.result()
-        except cf.process.BrokenProcessPool as exc:  # a worker died: start a fresh pool
-            if pool is self.pool:
-                pool.shutdown(wait=False, cancel_futures=True)
-                self.pool = self._pool()
+        except cf.process.BrokenProcessPool as exc:
+            self._renew(pool)
             return _voids(count, exc, worker_died=True)
         except Exception as exc:
             return _voids(count, exc)

@@ -123,6 +123,24 @@ def test_a_worker_killed_mid_batch_loses_no_match_and_blames_no_bot(
     assert show_json(cfg.path) == one_at_a_time["table"]
 
 
+def test_a_job_handed_out_after_a_worker_died_goes_to_a_fresh_pool(tmp_path: Path) -> None:
+    """The runner may hand out a job after a worker died and before it saw any of that
+    worker's results: the job must start on a fresh pool, not fail the run."""
+    cfg = load_ladder(write_ladder(tmp_path, rounds=ROUNDS))
+    jobs = [ladder.match_job(cfg, spec) for spec in ladder.schedule_of(cfg)]
+    with LocalExecutor(1) as executor:
+        [first] = executor.outcome(executor.submit(jobs[:1]))
+        lost = executor.submit(jobs[1:6])
+        os.kill(int(first["worker"].rpartition(":")[2]), signal.SIGKILL)
+        assert executor.wait([lost]) == [lost]  # the pool knows it is broken
+        after = executor.submit(jobs[6:8])
+        played = executor.outcome(after)
+        voids = executor.outcome(lost)
+    assert [r["seats"][0]["status"] for r in played] == ["ok", "ok"]
+    assert first["worker"] not in {r["worker"] for r in played}
+    assert len(voids) == 5 and all(v["worker_died"] for v in voids)
+
+
 def test_a_host_failure_stops_its_batch_and_the_rest_is_not_counted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
