@@ -2,9 +2,10 @@
 
 Both run the same top-level :func:`run_batch` on a list of plain dicts and get plain dicts
 back, so a job pickles the same way to a local process or to a remote worker. A job holds a
-batch of matches, played one after another by one worker (its kept bots reused across them):
-handing a job over (pickling, the pool's queues, Dask's per-task scheduling) costs about a
-millisecond, as much as a short match with reused bots, so :class:`Dispatcher` packs short
+batch of matches, played one after another by one worker (its kept bots reused across them).
+Handing a job over (pickling, the pool's queues, the runner's bookkeeping; on Dask a round of
+its scheduler) costs about 0.1 ms locally and a few ms on Dask (``bench/throughput.py``),
+against about 1 ms for a short match with reused bots, so :class:`Dispatcher` packs short
 matches into batches of about ``BATCH_MS`` of the referee's work and hands out a long match
 alone. Results never depend on the batching: each match has its own seed and lane, and is
 yielded and stored on its own.
@@ -12,9 +13,10 @@ yielded and stored on its own.
 Whatever fails outside the referee's own guard (an import error, a worker that died, a lost
 connection) comes back as a ``void`` result: never a bot's fault, so the runner retries it and
 never stores it. A local worker that died marks the voids of every match it had in flight (its
-whole batch, and the other workers' batches, since the pool breaks) ``worker_died``: which of
-them caused it is not known, so the runner retries each alone (a ``solo`` job runs with
-nothing else in flight, a batch of one) and only then holds a void against the match. After a
+whole batch, and the other workers' batches, since the pool breaks) ``worker_died``, and so
+does a Dask job that failed as a whole (its workers killed, a lost connection): which match
+caused it is not known, so the runner retries each alone (a ``solo`` job runs with nothing
+else in flight, a batch of one) and only then holds a void against the match. After a
 ``host:`` void the worker plays nothing more of its batch: the rest comes back not attempted
 (queued again, as if never handed out), and the runner stops.
 
@@ -292,8 +294,8 @@ class DaskExecutor(Executor):
         count = self.sizes.pop(future)
         try:
             return future.result()
-        except Exception as exc:
-            return _voids(count, exc)
+        except Exception as exc:  # which of its matches did it is not known
+            return _voids(count, exc, worker_died=True)
         finally:
             future.release()
 
