@@ -38,6 +38,22 @@ def _wait(until, what: str, timeout: float = 240) -> None:
         time.sleep(0.3)
 
 
+def _kill(runner: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the runner and its workers (one process group), and wait until every one of
+    them is gone, reaped included: a match folder is swept once its worker no longer exists."""
+    os.killpg(runner.pid, signal.SIGKILL)
+    runner.wait()
+
+    def gone() -> bool:
+        try:
+            os.killpg(runner.pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    _wait(gone, "the runner's workers to exit", timeout=60)
+
+
 def _start(ladder: Path) -> subprocess.Popen[bytes]:
     command = [ARENA, "ladder", "run", str(ladder), "--follow", "-q", "--workers", "2"]
     return subprocess.Popen(command, cwd=ladder.parent, start_new_session=True,
@@ -71,14 +87,12 @@ def test_new_version_enters_while_it_runs_and_a_killed_runner_loses_nothing(
             return sum("alice@2" in bots for _, _, bots in _rows(db)) >= PLACEMENT * SEATS
 
         _wait(placed, "alice@2's placement sets")
-        os.killpg(runner.pid, signal.SIGKILL)
-        runner.wait()
+        _kill(runner)
         before = _rows(db)
         runner = _start(ladder)
         _wait(lambda: len(_rows(db)) >= len(before) + 2 * SEATS, "more sets after the restart")
     finally:
-        os.killpg(runner.pid, signal.SIGKILL)
-        runner.wait()
+        _kill(runner)
     rows = _rows(db)
     assert rows[: len(before)] == before  # nothing stored before the kill was lost
     assert len({r[0] for r in rows}) == len(rows)  # nor played twice
@@ -143,8 +157,7 @@ def test_a_version_that_keeps_crashing_is_suspended_with_its_faults(tmp_path: Pa
 
         _wait(suspended, "crashy@1 suspended")
     finally:
-        os.killpg(runner.pid, signal.SIGKILL)
-        runner.wait()
+        _kill(runner)
     shown = arena("bot", "show", "crashy", *reg).stdout
     assert "crashed" in shown and "games of ladder crash" in shown
     crashed = [r[0] for r in _rows(tmp_path / "crash.db") if "crashy@1" in r[2]]
