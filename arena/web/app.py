@@ -160,7 +160,8 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
 
     def queue_json(request: Request) -> Response:
         q = _queue(competition, runner)
-        return JSONResponse({k: q[k] for k in ("waiting", "done_today", "status", "problem")})
+        keys = ("running", "waiting", "done_today", "status", "problem")
+        return JSONResponse({k: q[k] for k in keys})
 
     def match_page(request: Request) -> Response:
         data = _public_replay(competition, request.path_params["match_id"])
@@ -446,9 +447,12 @@ def _queue(competition: Competition, runner: Runner) -> dict[str, Any]:
             upcoming = [s for s in schedule_of(cfg) if s.match_id not in done]
         else:
             upcoming = []
-    waiting = [{"id": s.match_id, "bots": list(s.bots)} for s in upcoming]
+    held = runner.running()
+    running = [{"id": s.match_id, "bots": list(s.bots)} for s in upcoming if s.match_id in held]
+    waiting = [{"id": s.match_id, "bots": list(s.bots)} for s in upcoming if s.match_id not in held]
     state = runner.state
     return {
+        "running": running,
         "waiting": waiting,
         "done_today": done_today,
         "status": state.status,
@@ -465,7 +469,7 @@ def _version(competition: Competition, runner: Runner) -> str:
     with _reading(competition) as store:
         mark = _stored_mark(store)
     state = runner.state
-    seen = (cfg.bot_names if cfg is not None else None, mark,
+    seen = (cfg.bot_names if cfg is not None else None, mark, sorted(runner.running()),
             state.status, state.problem, state.done, state.scheduled)  # fmt: skip
     return hashlib.sha256(repr(seen).encode()).hexdigest()[:16]
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from arena.ladder.config import LadderConfig, LadderConfigError
 from arena.ladder.executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
@@ -48,6 +49,7 @@ class Runner:
         self.competition = competition
         self.state = RunnerState()
         self.stopping = threading.Event()
+        self.watched: Watched | None = None
         self.thread = threading.Thread(target=self._loop, name="arena-ladder", daemon=True)
 
     def start(self) -> None:
@@ -103,11 +105,16 @@ class Runner:
             self._set("stopped", problem=str(exc))
 
     def _executor(self) -> Executor:
-        """The competition's Dask cluster when it names one, else local worker processes."""
+        """The competition's Dask cluster when it names one, else local worker processes;
+        watched, so the queue page knows which matches are in a worker's hands."""
         server = self.competition.server
-        if server.cluster:
-            return DaskExecutor(server.cluster)
-        return LocalExecutor(server.workers)
+        inner = DaskExecutor(server.cluster) if server.cluster else LocalExecutor(server.workers)
+        self.watched = Watched(inner)
+        return self.watched
+
+    def running(self) -> set[str]:
+        """The match ids handed to workers and not finished yet."""
+        return self.watched.running() if self.watched is not None else set()
 
     def _load(self) -> LadderConfig:
         cfg = self.competition.ladder(check_bots=True)
@@ -123,3 +130,39 @@ class Runner:
         self.state.since = time.time()
         for key, value in changes.items():
             setattr(self.state, key, value)
+
+
+class Watched(Executor):
+    """An executor that keeps the ids of the matches it holds, for the pages' threads to read
+    while the runner's thread hands matches out (a batch's matches count from its start)."""
+
+    def __init__(self, inner: Executor) -> None:
+        self.inner = inner
+        self.slots = inner.slots
+        self.lock = threading.Lock()
+        self.held: dict[Any, list[str]] = {}
+
+    def running(self) -> set[str]:
+        with self.lock:
+            return {match_id for ids in self.held.values() for match_id in ids}
+
+    def submit(self, jobs: list[dict[str, Any]]) -> Any:
+        future = self.inner.submit(jobs)
+        with self.lock:
+            self.held[future] = [job["match_id"] for job in jobs]
+        return future
+
+    def wait(self, futures: list[Any]) -> list[Any]:
+        return self.inner.wait(futures)
+
+    def outcome(self, future: Any) -> list[dict[str, Any]]:
+        try:
+            return self.inner.outcome(future)
+        finally:
+            with self.lock:
+                self.held.pop(future, None)
+
+    def close(self, abort: bool = False) -> None:
+        with self.lock:
+            self.held.clear()
+        self.inner.close(abort)

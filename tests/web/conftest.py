@@ -55,5 +55,7 @@ def new_database(request: pytest.FixtureRequest) -> Callable[[], str | None]:
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Serve]:
-    """Start real ``arena serve`` processes (``tests/web/servers.py``), killed at the end."""
+    """Start real ``arena serve`` processes (``tests/web/servers.py``), killed at the end.
+    A test asks for it before ``page``, so its page closes before the servers die (a live
+    page's poll would otherwise fail)."""
     yield from serving(tmp_path)

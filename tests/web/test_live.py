@@ -37,7 +37,7 @@ def _next_poll(page: Page, url: str) -> None:
 
 
 def test_standings_and_queue_update_while_open_and_rest_while_unchanged_or_hidden(
-    tmp_path: Path, page: Page, served: Serve
+    tmp_path: Path, served: Serve, page: Page
 ) -> None:
     path = write_competition(tmp_path / "comp", house=2)  # 3 seats: waits for a third bot
     accounts = Accounts(load_competition(path).server.accounts)

@@ -306,7 +306,7 @@ def _voids(database: Location) -> list[str]:
     return _stored(database, "SELECT reason FROM voids")
 
 
-def test_the_standings_page_in_a_browser(tmp_path: Path, page: Page, served: Serve) -> None:
+def test_the_standings_page_in_a_browser(tmp_path: Path, served: Serve, page: Page) -> None:
     path = write_competition(tmp_path / "comp", house=3)
     _, url = served(path)
     until(lambda: get_json(url + "/api/queue")["status"] == "idle", what="the ladder")
@@ -322,3 +322,20 @@ def test_the_standings_page_in_a_browser(tmp_path: Path, page: Page, served: Ser
     page.goto(f"{url}/matches/{match_id}?seat=0")
     page.wait_for_selector("#viewer *")
     assert f"match {match_id} · seat 0 (house-" in page.locator("h1").inner_text()
+
+
+def test_the_queue_tells_running_from_waiting_matches(tmp_path: Path) -> None:
+    competition = load_competition(write_competition(tmp_path / "comp", house=3, rounds=2,
+                                                     slow=True))  # fmt: skip
+    with TestClient(create_app(competition)) as client:
+        queue = until(lambda: (q := client.get("/api/queue").json())["running"] and q,
+                      pause=0.05, what="a match in a worker's hands")  # fmt: skip
+        running = {m["id"] for m in queue["running"]}
+        waiting = {m["id"] for m in queue["waiting"]}
+        assert not running & waiting and len(running | waiting) + len(queue["done_today"]) == 6
+        assert not running & set(queue["done_today"])
+        page = client.get("/queue").text
+        assert '<table id="running">' in page and f"{len(running)} running · " in page
+        until(lambda: client.get("/api/queue").json()["status"] == "idle", what="the ladder")
+        queue = client.get("/api/queue").json()
+    assert (queue["running"], queue["waiting"], len(queue["done_today"])) == ([], [], 6)
