@@ -246,7 +246,11 @@ class Store:
             if isinstance(exc, OperationalError):
                 raise storage_error(location, exc) from None
             raise StoreError(f"{where}: not a ladder database ({exc})") from None
-        store._check_meta(game)
+        try:
+            store._check_meta(game)
+        except StoreError:
+            store.close()  # its lock with it: the caller may try again later
+            raise
         return store
 
     def check_still_there(self) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from arena.ladder import database
 from arena.ladder.database import IntegrityError, Location, connect, describe
+from arena.ladder.store import Store, StoreError
 
 DDL = """
 CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, n INTEGER NOT NULL, x REAL NOT NULL);
@@ -78,3 +79,12 @@ def test_a_password_never_shows() -> None:
     assert describe(Path("/x/y.db")) == "/x/y.db"
     assert database.locate("postgres://h/d", Path("/base")) == "postgres://h/d"
     assert database.locate("sub/l.db", Path("/base")) == Path("/base/sub/l.db")
+
+
+def test_a_refused_open_lets_go_of_the_run_lock(location: Location) -> None:
+    """A database of another game is refused, and its lock released: a server that tries again
+    later is not shut out by its own earlier attempt."""
+    Store.create(location, "happy_mochi").close()
+    with pytest.raises(StoreError, match="holds a happy_mochi ladder, the file says mottainai"):
+        Store.create(location, "mottainai")
+    Store.create(location, "happy_mochi").close()
