@@ -314,6 +314,8 @@ class Store:
             meta = {r[0]: r[1] for r in self.conn.execute("SELECT key, value FROM meta")}
         except Error as exc:
             raise StoreError(f"{where}: not a ladder database ({exc})") from None
+        if not meta:  # its tables made, not yet its first rows: a runner is making it now
+            raise NoDatabase(f"{where}: no ladder database yet (run `arena ladder run` first)")
         if meta.get("schema") != SCHEMA_VERSION:
             raise StoreError(f"{where}: schema {meta.get('schema')!r}, expected {SCHEMA_VERSION}")
         if meta.get("game") != game:

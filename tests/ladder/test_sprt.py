@@ -64,17 +64,19 @@ def test_greedy_beats_random_and_a_killed_test_resumes_to_the_same_decision(
     assert fresh["estimate"]["ci"][0] > 0 and fresh["llr"] >= fresh["upper"]
 
     path = ladder_file(tmp_path / "killed")
-    db = database(load_ladder(path, check_bots=False), "greedy", "random-1")
+    cfg = load_ladder(path, check_bots=False)
+    db = database(cfg, "greedy", "random-1")
+    first = set_matches(cfg, "greedy", "random-1", 0)[0].set_id  # sets count from the first
     command = [ARENA, "test", str(path), "greedy", "random-1", *SPRT, "-q"]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 120
-        while not _whole_sets(db) and proc.poll() is None and time.monotonic() < deadline:
+        while not _whole(db, first) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         os.kill(proc.pid, signal.SIGKILL)
     finally:
         proc.communicate(timeout=30)
-    assert _whole_sets(db) and stored_count(db) < 2 * fresh["sets"], "killed half-way"
+    assert _whole(db, first) and stored_count(db) < 2 * fresh["sets"], "killed half-way"
     resumed = run_test(path, "greedy", "random-1")
     assert resumed["stored_before"] >= 1  # at least one whole set survived the kill
     for key in ("decision", "sets", "llr", "estimate"):
@@ -83,13 +85,13 @@ def test_greedy_beats_random_and_a_killed_test_resumes_to_the_same_decision(
     assert again["sets"] == fresh["sets"] and again["stored_before"] == again["complete_sets"]
 
 
-def _whole_sets(db: Path) -> int:
-    """Duplicate sets stored whole (both rotations of a 2-seat set) so far."""
+def _whole(db: Path, set_id: str) -> bool:
+    """Whether both rotations of the 2-seat set ``set_id`` are stored."""
     if stored_count(db) == 0:
-        return 0
+        return False
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        query = "SELECT set_id FROM matches GROUP BY set_id HAVING COUNT(*) = 2"
-        return len(conn.execute(query).fetchall())
+        query = "SELECT COUNT(*) FROM matches WHERE set_id = ?"
+        return conn.execute(query, (set_id,)).fetchone()[0] == 2
 
 
 def test_two_copies_of_one_program_are_not_called_different(tmp_path: Path) -> None:
