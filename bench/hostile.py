@@ -39,7 +39,8 @@ sys.path.insert(0, str(ROOT))
 from arena import sandbox  # noqa: E402
 from arena.games import load_game  # noqa: E402
 from arena.match.bots import parse_bot  # noqa: E402
-from arena.match.referee import HOST_VOID, Limits, MatchResult, play_match  # noqa: E402
+from arena.match.referee import play_match  # noqa: E402
+from arena.match.results import Limits, MatchResult, is_host_void  # noqa: E402
 from arena.sandbox import seccomp, uids  # noqa: E402
 from tests.broken_hosts import private_python  # noqa: E402
 
@@ -96,7 +97,7 @@ def standard_check(case: Case, result: MatchResult) -> str | None:
 def host_check(case: Case, result: MatchResult) -> str | None:
     """A broken host is contained when the match is void with a ``host:`` reason and no seat
     was ruled at all: nothing blamed on a bot, nothing run unsandboxed."""
-    if result.void is None or not result.void.startswith(HOST_VOID):
+    if not is_host_void(result.void):
         return f"expected a host void, got {result.void!r}"
     ruled = [s for s in result.seats if s.status != "ok"]
     return f"seat {ruled[0].seat} ruled {ruled[0].status}" if ruled else None

@@ -17,7 +17,8 @@ import pytest
 from arena.games import load_game
 from arena.match.bots import BotSpec, parse_bot
 from arena.match.faults import FaultPolicy
-from arena.match.referee import Limits, MatchResult, play_match
+from arena.match.referee import play_match
+from arena.match.results import Limits, MatchResult
 from arena.sandbox import SandboxLimits
 from tests.procs import leftovers
 

@@ -14,8 +14,9 @@ import pytest
 from arena.games import available_games
 from arena.games.base import Game, OptionError
 from arena.match.bots import parse_bot
-from arena.match.referee import Limits, play_match
+from arena.match.referee import play_match
 from arena.match.replay import read, verify
+from arena.match.results import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMITS = Limits(init_ms=10_000, move_ms=5_000, bank_ms=10_000)

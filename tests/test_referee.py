@@ -12,8 +12,9 @@ from arena import sandbox
 from arena.games import load_game
 from arena.match.bots import BotSpec, parse_bot
 from arena.match.faults import FaultPolicy
-from arena.match.referee import Limits, MatchResult, play_match
+from arena.match.referee import play_match
 from arena.match.replay import read, strip_timing, verify
+from arena.match.results import Limits, MatchResult
 from tests.procs import leftovers
 
 ROOT = Path(__file__).resolve().parents[1]

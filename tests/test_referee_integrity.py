@@ -21,7 +21,8 @@ import pytest
 from arena.games import load_game
 from arena.match import channels
 from arena.match.bots import BotSpec, parse_bot
-from arena.match.referee import Limits, MatchResult, play_match
+from arena.match.referee import play_match
+from arena.match.results import Limits, MatchResult
 from protocol import messages
 from protocol.codec import ProtocolError
 from tests.procs import leftovers

@@ -21,8 +21,9 @@ import pytest
 from arena.games import load_game
 from arena.match.bots import BotSpec, parse_bot
 from arena.match.pool import BotPool
-from arena.match.referee import Limits, MatchResult, play_match
+from arena.match.referee import play_match
 from arena.match.replay import read, strip_timing, verify
+from arena.match.results import Limits, MatchResult
 from tests.ladder.helpers import ARENA, arena, stored_count, write_ladder
 from tests.procs import leftovers
 

@@ -21,8 +21,9 @@ import pytest
 
 from arena.games import load_game
 from arena.match.bots import BotSpec, parse_bot
-from arena.match.referee import Limits, MatchResult, play_match
+from arena.match.referee import play_match
 from arena.match.replay import read, verify
+from arena.match.results import Limits, MatchResult
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_DIR = ROOT / "sample_bots" / "node"

@@ -9,8 +9,9 @@ import pytest
 
 from arena.games import load_game
 from arena.match.bots import parse_bot
-from arena.match.referee import Limits, play_match
+from arena.match.referee import play_match
 from arena.match.replay import read, verify
+from arena.match.results import Limits
 from tests.procs import leftovers
 
 from .test_referee import ROOT

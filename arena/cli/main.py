@@ -27,8 +27,9 @@ from arena.games.base import Game, OptionError
 from arena.match.bots import TRANSPORTS, BotCommandError, parse_bot, unique_names
 from arena.match.check_bot import DEFAULT_GAMES, CheckError, check_bot, render, with_transport
 from arena.match.faults import FaultPolicy
-from arena.match.referee import Limits, MatchResult, default_match_id, play_match
+from arena.match.referee import default_match_id, play_match
 from arena.match.replay import ReplayError, describe, log_lines, read, verify
+from arena.match.results import Limits, MatchResult
 from arena.sandbox import UNSANDBOXED, SandboxError
 from arena.sandbox import choose as choose_level
 

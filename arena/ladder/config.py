@@ -33,7 +33,7 @@ from arena.ladder.matchmaking import STARTS, FollowSettings
 from arena.ladder.ratings import RatingSettings
 from arena.match.bots import BOT_NAME, TRANSPORTS, BotCommandError, BotSpec, default_name
 from arena.match.faults import FaultPolicy
-from arena.match.referee import Limits
+from arena.match.results import Limits
 from arena.registry.gate import spec_of
 from arena.registry.store import NoActiveVersion, Registry, RegistryError
 from arena.sandbox import LEVELS, SandboxError, SandboxLimits

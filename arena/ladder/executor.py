@@ -51,7 +51,8 @@ from arena.games import load_game
 from arena.match.bots import BotSpec
 from arena.match.faults import FaultPolicy
 from arena.match.pool import BotPool
-from arena.match.referee import HOST_VOID, Limits, play_match
+from arena.match.referee import play_match
+from arena.match.results import Limits, VoidKind, is_host_void
 from arena.sandbox import SandboxLimits
 
 _PR_SET_PDEATHSIG = 1
@@ -94,9 +95,9 @@ def run_match(job: dict[str, Any]) -> dict[str, Any]:
             lane=job["lane"],
         ).as_dict()
     except sandbox.HostError as exc:  # this machine failed, outside the referee's guard
-        result = {"void": f"{HOST_VOID}{exc}"}
+        result = {"void": VoidKind.HOST.reason(str(exc))}
     except Exception as exc:  # outside the referee's guard: the worker's fault, not a bot's
-        result = {"void": f"worker: {type(exc).__name__}: {exc}"}
+        result = {"void": VoidKind.WORKER.reason(f"{type(exc).__name__}: {exc}")}
     result["worker"] = f"{socket.gethostname()}:{os.getpid()}"
     return result
 
@@ -107,7 +108,7 @@ def run_batch(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     results = []
     for job in jobs:
         results.append(run_match(job))
-        if (results[-1].get("void") or "").startswith(HOST_VOID):
+        if is_host_void(results[-1].get("void")):
             break
     return results
 
@@ -123,7 +124,7 @@ def kept_bots() -> BotPool:
 
 def _voids(count: int, exc: BaseException, worker_died: bool = False) -> list[dict[str, Any]]:
     """A void result for each of the ``count`` matches of a job that failed as a whole."""
-    void = {"void": f"executor: {type(exc).__name__}: {exc}", "worker": "?"}
+    void = {"void": VoidKind.EXECUTOR.reason(f"{type(exc).__name__}: {exc}"), "worker": "?"}
     return [void | {"worker_died": True} if worker_died else dict(void) for _ in range(count)]
 
 

@@ -50,7 +50,7 @@ from arena.ladder.run import (
 )
 from arena.ladder.schedule import MatchSpec, digest, duplicate_set
 from arena.ladder.store import Store, storage_error
-from arena.match.referee import HOST_VOID, OK
+from arena.match.results import OK, is_host_void
 from arena.registry.store import Registry
 
 MAX_FAULTS = 10
@@ -179,7 +179,7 @@ def _play(
         if result.get("void"):
             blame = void_blame(result, job)
             store.record_void(job.key, job.attempt, result["void"], spec.bots, blame)
-            if result["void"].startswith(HOST_VOID):
+            if is_host_void(result["void"]):
                 raise HostFailure(f"the run stopped: {result['void']}")
             if job.attempt < MAX_ATTEMPTS:
                 dispatcher.again(job, solo=True)

@@ -34,7 +34,7 @@ from arena.ladder.ratings import BotStats, MatchRecord, ladder_stats, rate
 from arena.ladder.schedule import MatchSpec, build_schedule
 from arena.ladder.store import StorageError, Store, storage_error
 from arena.match.bots import BotSpec
-from arena.match.referee import HOST_VOID
+from arena.match.results import is_host_void
 from arena.registry.content import program_files
 
 MAX_ATTEMPTS = 3
@@ -273,7 +273,7 @@ def _run(
 
 def void_blame(result: dict[str, Any], job: Job) -> str:
     """Whose failure a void was (see ``store.VOID_COLUMNS``)."""
-    if result["void"].startswith(HOST_VOID):
+    if is_host_void(result["void"]):
         return "host"
     return "shared" if result.get("worker_died") and not job.solo else "match"
 

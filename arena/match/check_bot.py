@@ -18,8 +18,9 @@ from typing import Any
 
 from arena.games.base import Game
 from arena.match.bots import BotSpec, parse_bot, unique_names
-from arena.match.referee import HOST_VOID, OK, Limits, MatchResult, SeatResult, play_match
+from arena.match.referee import play_match
 from arena.match.replay import log_lines
+from arena.match.results import OK, Limits, MatchResult, SeatResult, is_host_void
 
 ROOT = Path(__file__).resolve().parents[2]
 OPPONENT = ROOT / "sample_bots" / "python" / "random_bot.py"
@@ -156,7 +157,7 @@ def check_bot(
         specs = unique_names([*others[:seat], bot, *others[seat:]])
         result = play_match(game, specs, match_seed, options, limits, ask_forced=True)
         _collect(report, index + 1, match_seed, seat, result)
-        if result.void is not None and result.void.startswith(HOST_VOID):
+        if is_host_void(result.void):
             break  # this machine cannot start bots: more games would say the same
     return report
 
@@ -221,10 +222,10 @@ def render(report: CheckReport) -> list[str]:
 
 def _run_line(run: GameRun) -> str:
     head = f"game {run.number} (seed {run.seed}, seat {run.seat}):"
-    if run.void is not None and run.void.startswith(HOST_VOID):
+    if run.void is not None and is_host_void(run.void):
         return (
             f"{head} void: this machine could not start the bots, a problem of the host, not "
-            f"of the bot (`arena sandbox probe` says more): {run.void[len(HOST_VOID) :]}"
+            f"of the bot (`arena sandbox probe` says more): {run.void.partition(': ')[2]}"
         )
     if run.void is not None:
         return f"{head} void, a referee or engine error, not the bot's fault: {run.void}"
@@ -268,7 +269,7 @@ def verdict(report: CheckReport) -> str:
     voids = sum(r.void is not None for r in report.runs)
     if report.clean:
         return f"check-bot: ok: {played}, no protocol problems"
-    if any(r.void is not None and r.void.startswith(HOST_VOID) for r in report.runs):
+    if any(is_host_void(r.void) for r in report.runs):
         return (
             "check-bot: NOT CHECKED: this machine could not start the bots (a host problem, "
             "not the bot's); fix it and check again"

@@ -62,7 +62,7 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -85,9 +85,9 @@ from arena.match.channels import (
 )
 from arena.match.faults import FORFEIT, FaultPolicy, exit_fault, signal_name
 from arena.match.pool import BotPool, Kept
+from arena.match.results import OK, Limits, MatchResult, SeatResult, VoidKind
 from protocol import codec, messages
 
-OK = "ok"
 RESIGNED = "resigned"
 MAX_INCIDENTS = 50  # per seat; later ones are only counted in ``warnings``
 GAME_OVER_S = 0.5  # how long bots may take to leave after game_over before they are killed
@@ -96,71 +96,6 @@ EOF_GRACE_S = 0.5  # how long a dead stdio bot's unfinished line may wait for it
 MESSAGES_PER_TURN = 32  # messages a seat may send between two of its turns (an honest bot: 1)
 BYTES_PER_TURN = 2  # times max_message_bytes a seat may send between two of its turns
 NOISE_LIMIT = 64  # stale_seq and unexpected messages per seat and match before a flood fault
-HOST_VOID = "host: "  # a void that is this machine's failure (sandbox, cgroup, uid, fork)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Clock and size limits for every seat of a match (milliseconds, bytes)."""
-
-    init_ms: int = 10_000
-    move_ms: int = 1_000
-    bank_ms: int = 10_000
-    grace_ms: int = 50
-    max_message_bytes: int = codec.MAX_MESSAGE_BYTES
-    match_ms: int = 7_200_000  # wall-clock cap of the whole match: a backstop, 2 hours
-
-    def as_dict(self) -> dict[str, int]:
-        return asdict(self)
-
-
-@dataclass
-class SeatResult:
-    """How one seat's bot fared: its place, every fault and warning, and what it used."""
-
-    seat: int
-    name: str
-    score: float
-    rank: int
-    status: str = OK
-    detail: str = ""
-    decisions: int = 0
-    time_ms: float = 0.0
-    max_ms: float = 0.0
-    bank_left_ms: float = 0.0
-    exit_code: int | None = None
-    warnings: dict[str, int] = field(default_factory=dict)
-    log_tail: str = ""
-    transport: str = "zmq"
-    sandbox: str = ""
-    signal: str | None = None
-    cpu_ms: float | None = None
-    peak_memory_kb: int | None = None
-    strikes: int = 0
-    incidents: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass
-class MatchResult:
-    match_id: str
-    game: str
-    game_version: str
-    seed: int
-    options: dict[str, Any]
-    seats: list[SeatResult]
-    outcome: dict[str, Any]
-    decisions: int
-    duration_ms: float
-    sandbox: str
-    replay_path: str | None = None
-    void: str | None = None
-
-    @property
-    def ranks(self) -> list[int]:
-        return [s.rank for s in self.seats]
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def default_match_id(game: str, seed: int, names: Sequence[str], options: Mapping[str, Any]) -> str:
@@ -282,9 +217,9 @@ class Referee:
                 self._play(state)
                 self._finish(state)
             except sandbox.HostError as exc:  # this machine failed to start a bot
-                void = f"{HOST_VOID}{exc}"
+                void = VoidKind.HOST.reason(str(exc))
             except Exception as exc:  # a fault of the referee or engine voids the match
-                void = f"internal: {type(exc).__name__}: {exc}"
+                void = VoidKind.INTERNAL.reason(f"{type(exc).__name__}: {exc}")
             finally:
                 for seat in self.seats:
                     if void is None and self._keep(seat):

@@ -37,7 +37,8 @@ from arena.games import load_game
 
 if TYPE_CHECKING:
     from arena.games.base import Game, State
-    from arena.match.referee import MatchResult, Referee
+    from arena.match.referee import Referee
+    from arena.match.results import MatchResult
 
 FORMAT = "arena-replay"
 FORMAT_VERSION = 1

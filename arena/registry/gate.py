@@ -27,7 +27,7 @@ from pathlib import Path
 from arena.games import available_games, load_game
 from arena.match.bots import BotSpec
 from arena.match.check_bot import check_bot, render, verdict
-from arena.match.referee import HOST_VOID
+from arena.match.results import is_host_void
 from arena.registry.content import MAX_BYTES, MAX_FILES, seal, snapshot, unseal
 from arena.registry.manifest import Manifest, pick
 from arena.registry.store import Registry, Version
@@ -154,7 +154,7 @@ def validate(version: Version, games: int) -> tuple[str, str]:
     reports, failed = [], []
     for game_id in names:
         report = check_bot(load_game(game_id), spec, games=games)
-        if any(r.void is not None and r.void.startswith(HOST_VOID) for r in report.runs):
+        if any(is_host_void(r.void) for r in report.runs):
             raise GateHostError(
                 f"{version.ref}: this machine could not start the bots to check it "
                 f"(`arena sandbox probe` says more): {report.runs[-1].void}"

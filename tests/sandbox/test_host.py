@@ -212,7 +212,8 @@ def test_match_folders_of_dead_processes_are_swept(tmp_path: Path) -> None:
 KILLED_REFEREE = """
 from arena.games.happy_mochi import GAME
 from arena.match.bots import parse_bot
-from arena.match.referee import Limits, play_match
+from arena.match.referee import play_match
+from arena.match.results import Limits
 bot = parse_bot("slow=python {random} --seed 9191")
 play_match(GAME, [bot, parse_bot("sleeper=sleep 60")], 1, {{"max_rounds": 1}},
            Limits(init_ms=60_000))

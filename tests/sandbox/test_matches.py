@@ -16,7 +16,8 @@ import pytest
 from arena import sandbox
 from arena.games import load_game
 from arena.match.bots import parse_bot
-from arena.match.referee import Limits, SeatResult, play_match
+from arena.match.referee import play_match
+from arena.match.results import Limits, SeatResult
 from arena.sandbox import SandboxLimits
 from tests.procs import leftovers
 

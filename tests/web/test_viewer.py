@@ -21,8 +21,9 @@ from playwright.sync_api import Page
 
 from arena.games import load_game
 from arena.match.bots import parse_bot
-from arena.match.referee import Limits, play_match
+from arena.match.referee import play_match
 from arena.match.replay import read
+from arena.match.results import Limits
 from arena.report.viewer import write_viewer
 from tests.ladder.helpers import ROOT, arena, write_ladder
 

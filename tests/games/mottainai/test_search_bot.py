@@ -6,8 +6,9 @@ from pathlib import Path
 
 from arena.games import load_game
 from arena.match.bots import parse_bot
-from arena.match.referee import Limits, play_match
+from arena.match.referee import play_match
 from arena.match.replay import read, verify
+from arena.match.results import Limits
 
 ROOT = Path(__file__).resolve().parents[3]
 
