@@ -24,7 +24,7 @@ KEYS = ("name", "language", "run", "build", "transport", "games", "files")
 # lists bots, so a 30 MiB ``language`` must never get that far.
 MAX_MANIFEST_BYTES = 64 << 10
 MAX_CHARS = {"language": 100, "run": 1000, "build": 4000}
-MAX_BOTS = 16  # [[bot]] tables in one manifest
+MAX_BOTS = 64  # [[bot]] tables in one manifest
 MAX_FILES = 64  # patterns of ``files``
 MAX_PATTERN = 255
 

@@ -148,7 +148,7 @@ def test_archives_are_refused_before_anything_of_the_host_is_read(
     for body, error in (
         (manifest_with(language="x" * (30 << 20)), "arena-bot.toml: over 64 KiB: refused"),
         (manifest_with(language="x" * 1000),
-         "arena-bot.toml: language: at most 40 characters, got 1000"),
+         "arena-bot.toml: language: at most 100 characters, got 1000"),
         (manifest_with(run="python " + "a" * 1000),
          "arena-bot.toml: run: at most 1000 characters, got 1007"),
         (named_member("x" * 300), "a name over 255 bytes is refused"),
@@ -186,7 +186,7 @@ def test_a_refused_upload_claims_no_name(tmp_path: Path, served: Serve) -> None:
     _, url, alice, mallory, _ = _start(tmp_path, served)
     good = manifest("shared").decode()
     for body, error in (
-        (manifest_with("shared", language="x" * 100), "language: at most 40 characters"),
+        (manifest_with("shared", language="x" * 200), "language: at most 100 characters"),
         (chain_beside("shared"), "symlink leads outside the bot folder"),
         (with_bot([member("arena-bot.toml")], {"arena-bot.toml": good.replace(
             "happy_mochi", "mai_star").encode()}), "shared plays mai_star, not happy_mochi"),
