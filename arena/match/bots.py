@@ -128,7 +128,7 @@ def parse_bot(text: str, cwd: Path | None = None) -> BotSpec:
     """``[NAME=][TRANSPORT:]CMD``; without a name, the script's or program's file stem is used."""
     name = ""
     head, sep, rest = text.partition("=")
-    if sep and is_ref(head.strip()):
+    if sep and re.fullmatch(r"[^\s/:'\"]+", head.strip()):  # one word: meant as a name
         name, text = head.strip(), rest
     transport = "zmq"
     head, sep, rest = text.strip().partition(":")

@@ -113,4 +113,7 @@ def test_ladder_bot_names_follow_the_rule_and_differ_by_more_than_case(tmp_path:
     assert "bots[1].name: 'Greedy' is already the name of bots[0] ('greedy'" in str(caught.value)
     with pytest.raises(BotCommandError, match="expected 1-48 ASCII"):
         parse_bot("python .hidden.py")  # a name from the script's stem follows the rule too
+    with pytest.raises(BotCommandError, match=r"bot name 'my\+bot': expected 1-48 ASCII"):
+        parse_bot("my+bot=python x.py")  # a name that breaks the rule is said, not run
     assert parse_bot("alice@3=python x.py").name == "alice@3"
+    assert parse_bot("python x.py --level=3").name == "x"
