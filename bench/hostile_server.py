@@ -157,7 +157,8 @@ def long_member_name(s: Server) -> Outcome:
 
 def undecodable_member_name(s: Server) -> Outcome:
     """an archive member whose name is not UTF-8"""
-    return refused(s.post("mallory", hostile.named_member("x\udcff.py")), 400, "not UTF-8")
+    body = hostile.named_member("x\udcff.py")
+    return refused(s.post("mallory", body), 400, "not printable UTF-8")
 
 
 def refused_then_taken(s: Server) -> Outcome:

@@ -147,8 +147,8 @@ class Registry:
 
     def open_log(self, name: str, number: int) -> BinaryIO:
         """The build log of ``name@number`` for reading, no link followed (PathError)."""
-        self.log_path(name, number)  # the name checked
-        return open_beneath(self.root, f"logs/{name}/{number}/build.log")
+        path = self.log_path(name, number)
+        return open_beneath(self.root, path.relative_to(self.root).as_posix())
 
     def _path(self, *parts: str, resolve: bool = True) -> Path:
         """``root/part/...``, each part one plain component, and (when ``resolve``) checked to

@@ -111,11 +111,6 @@ class Accounts:
         return found
 
     @_serialized
-    def owner(self, bot: str) -> str | None:
-        row = self.conn.execute("SELECT author FROM owners WHERE bot = ?", (bot,)).fetchone()
-        return row[0] if row else None
-
-    @_serialized
     def check_claim(self, bot: str, author: str) -> None:
         """AccountError unless ``author`` may store a version of ``bot``: it is theirs or
         nobody's, and not too close to another bot's name. Claims nothing."""

@@ -180,10 +180,10 @@ def _safe_path(name: str) -> str:
         raise ArchiveError(f"{_label(name)}: not a plain relative path")
     _plain_text(name, name, "its name")
     if name.startswith("/"):
-        raise ArchiveError(f"{name}: an absolute path is refused")
+        raise ArchiveError(f"{_label(name)}: an absolute path is refused")
     parts = [p for p in name.split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise ArchiveError(f"{name}: a path with '..' is refused")
+        raise ArchiveError(f"{_label(name)}: a path with '..' is refused")
     if not parts:
         raise ArchiveError(f"{name!r}: an empty path")
     if any(len(p.encode()) > NAME_MAX for p in parts):
@@ -196,23 +196,22 @@ def _safe_path(name: str) -> str:
 def _plain_text(text: str, name: str, what: str) -> None:
     """Refuse ``text`` (a member's name or target) unless it is printable UTF-8 text: a
     control character or undecodable bytes have no place in a bot's file names."""
+    if not _is_plain(text):
+        raise ArchiveError(f"{_label(name)}: {what} is not printable UTF-8 text: refused")
+
+
+def _is_plain(text: str) -> bool:
     try:
         text.encode()
-    except UnicodeEncodeError:
-        raise ArchiveError(f"{_label(name)}: {what} is not UTF-8 text: refused") from None
-    if not text.isprintable():
-        raise ArchiveError(f"{_label(name)}: {what} holds control characters: refused")
+    except UnicodeEncodeError:  # a byte that was not UTF-8, kept as a surrogate
+        return False
+    return text.isprintable()
 
 
 def _label(name: str) -> str:
     """A member's name as a message shows it: as is when short printable text, else quoted
     with escapes and cut (a message must always be printable and valid JSON text)."""
-    try:
-        name.encode()
-        plain = name.isprintable()
-    except UnicodeEncodeError:
-        plain = False
-    if plain and len(name) <= 80:
+    if _is_plain(name) and len(name) <= 80:
         return name
     text = ascii(name)
     return text if len(text) <= 80 else f"{text[:80]}... ({len(name)} characters)"
