@@ -31,9 +31,10 @@ from arena.games.base import Game, OptionError
 from arena.ladder.database import Location, locate
 from arena.ladder.matchmaking import STARTS, FollowSettings
 from arena.ladder.ratings import RatingSettings
-from arena.match.bots import BOT_NAME, TRANSPORTS, BotCommandError, BotSpec, default_name
+from arena.match.bots import TRANSPORTS, BotCommandError, BotSpec, default_name
 from arena.match.faults import FaultPolicy
 from arena.match.results import Limits
+from arena.names import RULE, is_ref, name_key, shown
 from arena.registry.gate import spec_of
 from arena.registry.store import NoActiveVersion, Registry, RegistryError
 from arena.sandbox import LEVELS, SandboxError, SandboxLimits
@@ -366,7 +367,7 @@ def _bots(
     """Every bot entry checked on its own, each entry's mistakes recorded; the good ones, and
     the registry reference of each one named from the registry."""
     entries = top.attempt(lambda: top.get("bots", "an array of tables", required=True), [])
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[int, str]] = {}
     bots = []
     refs = []
     running = top.attempt(lambda: _running_level(top, level), None) if check and entries else None
@@ -381,12 +382,16 @@ def _bots(
             spec = item.attempt(lambda item=item: _bot(item, root, limits), None)
         if spec is None:
             continue
-        if spec.name in seen:
+        key = name_key(spec.name)  # ``Greedy`` would pass for ``greedy``
+        if key in seen:
             named = "" if "name" in entry else " (from its command: give it a name)"
-            message = f"{spec.name!r}{named} is already the name of bots[{seen[spec.name]}]"
+            first, other = seen[key]
+            message = f"{spec.name!r}{named} is already the name of bots[{first}]"
+            if other != spec.name:
+                message += f" ({other!r}: names are compared ignoring case, with . _ - alike)"
             top.problems.append(str(item.error("name", message)))
             continue
-        seen[spec.name] = i
+        seen[key] = (i, spec.name)
         if check:
             try:
                 spec.check(running)
@@ -447,8 +452,8 @@ def _bot(item: TableReader, root: Path, limits: SandboxLimits) -> BotSpec:
         raise item.error("command", "expected a command, got an empty one")
     cwd = (root / item.get("cwd", "a string", ".")).resolve()
     name = item.get("name", "a string", default_name(argv, cwd))
-    if not BOT_NAME.match(name):
-        raise item.error("name", f"expected 1-64 letters, digits or _.@+-, got {name!r}")
+    if not is_ref(name):
+        raise item.error("name", f"expected {RULE} (or NAME@VERSION), got {shown(name)}")
     transport = item.get("transport", "a string", "zmq")
     if transport not in TRANSPORTS:
         allowed = ", ".join(TRANSPORTS)
@@ -533,7 +538,11 @@ def _rating(table: TableReader) -> RatingSettings:
 
 
 def _replays(top: TableReader, base: Path, stem: str) -> Path | None:
-    value = top.get("replays", "true, false or a folder", False)
+    return replays_folder(top.get("replays", "true, false or a folder", False), base, stem)
+
+
+def replays_folder(value: bool | str, base: Path, stem: str) -> Path | None:
+    """Where a ladder file's replays go: ``replays = true`` beside it, a folder, or none."""
     if value is False:
         return None
     return base / (f"{stem}.replays" if value is True else value)

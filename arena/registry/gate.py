@@ -21,6 +21,7 @@ import json
 import select
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from arena.games import available_games, load_game
 from arena.match.bots import BotSpec
 from arena.match.check_bot import check_bot, render, verdict
 from arena.match.results import is_host_void
+from arena.paths import PathError
 from arena.registry.content import MAX_BYTES, MAX_FILES, seal, snapshot, unseal
 from arena.registry.manifest import Manifest, pick
 from arena.registry.store import Registry, Version
@@ -69,8 +71,10 @@ def submit(
     check_games: int = CHECK_GAMES,
     max_bytes: int = MAX_BYTES,
     max_files: int = MAX_FILES,
+    claim: Callable[[str], None] | None = None,
 ) -> Submitted:
-    """Store ``folder`` as a new version (or find it stored) and run its gate."""
+    """Store ``folder`` as a new version (or find it stored) and run its gate; ``claim``:
+    see :meth:`Registry.add`."""
     folder = folder.resolve()
     manifest = pick(folder, name)
     bot = name or manifest.name
@@ -83,7 +87,9 @@ def submit(
             digest = shot.digest(salt)
             known = registry.with_hash(bot, digest)
             if known is None:
-                number = registry.add(bot, digest, manifest, folder, len(shot.entries), shot.size)
+                number = registry.add(
+                    bot, digest, manifest, folder, len(shot.entries), shot.size, claim=claim
+                )
                 target = registry.folder(bot, number)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 staging.rename(target)
@@ -120,13 +126,14 @@ def build(registry: Registry, version: Version) -> tuple[bool, str]:
     (succeeded, its log). The folder is sealed again whatever happened."""
     log_path = registry.log_path(version.name, version.number)
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    folder = registry.folder(version.name, version.number)  # resolved: inside the registry
     argv = ["/bin/sh", "-c", version.manifest.build or ""]
     env = bot_environment({"HOME": "/tmp", "TMPDIR": "/tmp"})
-    unseal(version.folder)
+    unseal(folder)
     try:
         try:
-            proc = launch(argv, cwd=version.folder, env=env, log_path=log_path,
-                          limits=BUILD_LIMITS, writable=version.folder)  # fmt: skip
+            proc = launch(argv, cwd=folder, env=env, log_path=log_path,
+                          limits=BUILD_LIMITS, writable=folder)  # fmt: skip
         except (HostError, SandboxError) as exc:
             message = f"{version.ref}: this machine could not start its build: {exc}"
             raise GateHostError(message) from None
@@ -136,8 +143,12 @@ def build(registry: Registry, version: Version) -> tuple[bool, str]:
         finally:
             proc.kill()
     finally:
-        seal(version.folder)
-    log = clean_output(log_path.read_text(encoding="utf-8", errors="replace"))
+        seal(folder)
+    try:  # never through a link, should the build have reached its log
+        with registry.open_log(version.name, version.number) as f:
+            log = clean_output(f.read().decode("utf-8", errors="replace"))
+    except PathError as exc:
+        log = f"[arena: the build's log was refused: {exc}]"
     if not ready or code is None:
         return False, f"{log}\n[arena: the build ran over {BUILD_TIMEOUT_S:.0f} s and was killed]"
     if code != 0:

@@ -19,17 +19,19 @@ import contextlib
 import fcntl
 import json
 import os
-import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
-from arena.registry.manifest import NAME, Manifest
+from arena import names
+from arena.names import BadName, check_name, clash, clash_message
+from arena.paths import PathError, component, contained, open_beneath
+from arena.registry.manifest import Manifest
 
 STATUSES = ("building", "validating", "active", "rejected", "retired", "suspended")
-REF = re.compile(r"^(?P<name>[A-Za-z0-9_.+-]{1,48})(@(?P<number>[1-9][0-9]*))?$")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS versions (
@@ -96,11 +98,10 @@ class Version:
 
 def parse_ref(text: str) -> tuple[str, int | None]:
     """``alice`` -> (alice, None); ``alice@3`` -> (alice, 3); RegistryError otherwise."""
-    found = REF.match(text)
-    if not found:
-        raise RegistryError(f"{text!r}: expected a bot name or NAME@VERSION (e.g. alice@3)")
-    number = found.group("number")
-    return found.group("name"), int(number) if number else None
+    try:
+        return names.parse_ref(text)
+    except BadName as exc:
+        raise RegistryError(str(exc)) from None
 
 
 class Registry:
@@ -137,10 +138,27 @@ class Registry:
             os.close(fd)
 
     def folder(self, name: str, number: int) -> Path:
-        return self.root / "bots" / name / str(number)
+        """``bots/NAME/N``: a build writes here, so nothing of the server's is kept here."""
+        return self._path("bots", name, str(number))
 
     def log_path(self, name: str, number: int) -> Path:
-        return self.root / "logs" / name / str(number) / "build.log"
+        """``logs/NAME/N/build.log``: outside every folder a build or a bot may write."""
+        return self._path("logs", name, str(number), "build.log")
+
+    def open_log(self, name: str, number: int) -> BinaryIO:
+        """The build log of ``name@number`` for reading, no link followed (PathError)."""
+        path = self.log_path(name, number)
+        return open_beneath(self.root, path.relative_to(self.root).as_posix())
+
+    def _path(self, *parts: str, resolve: bool = True) -> Path:
+        """``root/part/...``, each part one plain component, and (when ``resolve``) checked to
+        stay inside the root once resolved."""
+        try:
+            if not resolve:
+                return self.root.joinpath(*(component(p) for p in parts))
+            return contained(self.root, *parts)
+        except PathError as exc:
+            raise RegistryError(f"{self.root}: a registry path refused: {exc}") from None
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -205,19 +223,39 @@ class Registry:
             row["submitted_at"],
             row["build_log"],
             row["validation"],
-            self.folder(row["name"], row["number"]),
+            # Not resolved here (every page lists versions): ``folder`` checks it where a
+            # version is made.
+            self._path("bots", row["name"], str(row["number"]), resolve=False),
         )
 
     # -- writing -------------------------------------------------------------------------------
 
     def add(
-        self, name: str, digest: str, manifest: Manifest, source: Path, files: int, size: int
+        self,
+        name: str,
+        digest: str,
+        manifest: Manifest,
+        source: Path,
+        files: int,
+        size: int,
+        claim: Callable[[str], None] | None = None,
     ) -> int:
-        """A new version in ``building`` state; its number. Call under :meth:`locked`."""
-        if not NAME.match(name):
-            raise RegistryError(f"bot name {name!r}: expected 1-48 letters, digits or _.+-")
+        """A new version in ``building`` state; its number. Call under :meth:`locked`.
+        ``claim(name)`` is called just before the row is written and may refuse it (the
+        server makes the name its author's there: a name is claimed when a version of it is
+        stored, never by an upload refused before)."""
+        try:
+            check_name(name)
+        except BadName as exc:
+            raise RegistryError(str(exc)) from None
         now = time.time()
         with self._transaction():
+            taken = [r[0] for r in self.conn.execute("SELECT DISTINCT name FROM versions")]
+            other = clash(name, taken)
+            if other is not None:
+                raise RegistryError(clash_message(name, other))
+            if claim is not None:
+                claim(name)
             row = self.conn.execute(
                 "SELECT COALESCE(MAX(number), 0) FROM versions WHERE name = ?", (name,)
             ).fetchone()

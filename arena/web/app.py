@@ -7,7 +7,8 @@ Authors (``Authorization: Bearer TOKEN``):
   build and the validation gate run; the answer is the version, its status and its reports.
   Refused before anything is stored: a bad token (401), more than ``uploads_per_hour`` attempts
   in the last hour (429, ``Retry-After``), a body over ``upload_mb`` (413), an unsafe archive
-  (400), a bot name of another author or of a house bot (403).
+  or manifest (400), a bot name of another author or of a house bot, or too close to one
+  (403). The name becomes the author's when a version of it is stored, not before.
 * ``GET /api/bots/mine``: the author's versions with their build and validation reports,
   their matches with their own seats' stderr tails and incidents (never another seat's), and
   their ratings after each match.
@@ -19,7 +20,9 @@ done today), ``/matches/ID`` the replay viewer and
 and queue pages show, which those pages poll to refresh themselves while open. Only stored
 matches, so finished ones, are shown; their viewer shows every seat's cards (the game is over),
 and strips what only a bot's author may read: stderr tails, incidents and warnings. Every page
-is Jinja2 with autoescaping on.
+is Jinja2 with autoescaping on. Every path and query parameter is checked before it is used
+(a bot name or ``NAME@N``, a match id, a seat number): a bad one is a 400 or 404 with one
+sentence, never an error of the server.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import re
 import tempfile
 import threading
 import time
@@ -49,6 +53,8 @@ from arena.ladder.ratings import ladder_stats, rate
 from arena.ladder.run import records, schedule_of
 from arena.ladder.store import NoDatabase, Store
 from arena.match.replay import ReplayError, read
+from arena.names import RULE, clash, clash_message, is_name, is_ref, shown
+from arena.paths import is_inside
 from arena.registry.content import ContentError
 from arena.registry.gate import GateHostError, submit
 from arena.registry.manifest import ManifestError, pick
@@ -62,6 +68,8 @@ from arena.web.competition import Competition
 from arena.web.runner import Runner
 
 PRIVATE_SEAT_FIELDS = ("log_tail", "incidents", "warnings")
+MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,80}")
+SEAT = re.compile(r"[0-9]{1,3}")  # ASCII digits only: ``²`` is a digit to str.isdigit()
 
 _env = Environment(
     loader=PackageLoader("arena.web", "templates"),
@@ -105,7 +113,7 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
             raise Refused(429, message, {"Retry-After": str(int(wait) + 1)})
         limit = server.upload_mb << 20
         declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
+        if re.fullmatch(r"[0-9]{1,18}", declared) and int(declared) > limit:
             raise Refused(413, f"the archive is over the {server.upload_mb} MiB upload limit")
         body = bytearray()
         async for chunk in request.stream():
@@ -113,6 +121,8 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
             if len(body) > limit:
                 raise Refused(413, f"the archive is over the {server.upload_mb} MiB upload limit")
         name = request.query_params.get("name") or None
+        if name is not None and not is_name(name):
+            raise Refused(400, f"name {shown(name)}: expected {RULE}")
         version, new = await run_in_threadpool(
             _submit, competition, accounts, author, bytes(body), name
         )
@@ -142,6 +152,8 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
 
     def bot_page(request: Request) -> Response:
         name = request.path_params["name"]
+        if not is_ref(name):
+            return _html("missing.html", code=404, what="no such bot (not a bot name)")
         live = _live(competition, runner)
         found = cache.get()
         row = next((s for s in found["stats"] if s.bot == name), None)
@@ -164,11 +176,16 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
         return JSONResponse({k: q[k] for k in keys})
 
     def match_page(request: Request) -> Response:
+        seat = request.query_params.get("seat", "")
+        if seat and not SEAT.fullmatch(seat):
+            return _html("missing.html", code=400, what="seat: expected a seat number (0, 1, ...)")
         data = _public_replay(competition, request.path_params["match_id"])
         if data is None:
             return _html("missing.html", code=404, what="no stored match with this id")
-        seat = request.query_params.get("seat", "")
-        chosen = int(seat) if seat.isdigit() and int(seat) < len(data["players"]) else None
+        chosen = int(seat) if seat else None
+        if chosen is not None and chosen >= len(data["players"]):
+            last = len(data["players"]) - 1
+            return _html("missing.html", code=400, what=f"seat: this match has seats 0 to {last}")
         try:
             text = viewer_page(data, chosen)
         except (ReplayError, ValueError) as exc:
@@ -246,20 +263,26 @@ def _submit(
             manifest = pick(folder, name)
         except (ArchiveError, ManifestError) as exc:
             raise Refused(400, _relative(str(exc), tmp)) from None
+        except OSError as exc:  # every name was checked: this machine's failure (a full disk)
+            message = f"this server could not unpack the archive now ({exc.strerror})"
+            raise Refused(503, message) from None
         name, game = manifest.name, str(competition.data["game"])
         if manifest.games and game not in manifest.games:
             plays = ", ".join(manifest.games)
             raise Refused(400, f"{name} plays {plays}, not {game} (its manifest's games)")
         if name in competition.house:
             raise Refused(403, f"the bot name {name!r} is a house bot of this competition")
+        house = clash(name, competition.house)
+        if house is not None:
+            raise Refused(403, f"{clash_message(name, house)} (a house bot of this competition)")
         try:
-            accounts.claim(name, author)
-        except AccountError as exc:
-            raise Refused(403, str(exc)) from None
-        try:
+            accounts.check_claim(name, author)  # claimed only once a version is stored
             with Registry(competition.registry) as registry:
                 done = submit(registry, folder, name, server.check_games,
-                              server.expanded_mb << 20, server.max_files)  # fmt: skip
+                              server.expanded_mb << 20, server.max_files,
+                              claim=functools.partial(accounts.claim, author=author))  # fmt: skip
+        except AccountError as exc:
+            raise Refused(403, str(exc)) from None
         except (ManifestError, ContentError, RegistryError) as exc:
             raise Refused(400, _relative(str(exc), tmp)) from None
         except GateHostError as exc:
@@ -481,14 +504,23 @@ def _live(competition: Competition, runner: Runner) -> dict[str, str]:
 
 
 def _public_replay(competition: Competition, match_id: str) -> dict[str, Any] | None:
-    """A stored match's replay with what only its bots' authors may read removed."""
+    """A stored match's replay with what only its bots' authors may read removed; None for
+    an id that is not one, or a replay not in the competition's replay folder."""
+    replays = competition.replays
+    if not MATCH_ID.fullmatch(match_id) or replays is None:
+        return None
     with _reading(competition) as store:
         if store is None:
             return None
         row = store.conn.execute(
             "SELECT replay_path FROM matches WHERE id = ?", (match_id,)
         ).fetchone()
-    if row is None or not row[0] or not Path(row[0]).is_file():
+    if (
+        row is None
+        or not row[0]
+        or not is_inside(replays, Path(row[0]))
+        or not Path(row[0]).is_file()
+    ):
         return None
     try:
         data = read(Path(row[0]))

@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.ladder.config import LadderConfig, LadderConfigError, TableReader, load_ladder
+from arena.ladder.config import (
+    LadderConfig,
+    LadderConfigError,
+    TableReader,
+    load_ladder,
+    replays_folder,
+)
 from arena.ladder.database import Location, is_url, locate
 from arena.registry.content import MAX_FILES
 from arena.registry.gate import CHECK_GAMES
@@ -64,6 +70,12 @@ class Competition:
     def database(self) -> Location:
         """The ladder database (as ``load_ladder`` resolves it): a file, or a server's URL."""
         return _database(self.data, self.path)
+
+    @property
+    def replays(self) -> Path | None:
+        """The folder of the ladder's replays (as ``load_ladder`` finds it), or None."""
+        base = self.path.resolve().parent
+        return replays_folder(self.data.get("replays", False), base, self.path.stem)
 
     @property
     def following(self) -> bool:

@@ -11,6 +11,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -45,6 +47,30 @@ def free_port() -> int:
 def get_json(url: str) -> Any:
     with urllib.request.urlopen(url, timeout=30) as response:
         return json.loads(response.read())
+
+
+def post_archive(
+    url: str, token: str, body: bytes, name: str | None = None
+) -> tuple[int, dict[str, Any]]:
+    """``POST /api/bots`` of ``body`` as ``token``'s author; the status and the JSON answer
+    (an error's too: ``{"error": ...}``)."""
+    query = "?" + urllib.parse.urlencode({"name": name}) if name is not None else ""
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/gzip"}
+    request = urllib.request.Request(f"{url}/api/bots{query}", body, headers)
+    try:
+        with urllib.request.urlopen(request, timeout=600) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def get(url: str) -> tuple[int, str]:
+    """The status and the text of a GET, an error's too."""
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
 
 
 def _answers(url: str) -> bool:
