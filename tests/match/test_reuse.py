@@ -27,7 +27,7 @@ from arena.match.results import Limits, MatchResult
 from tests.ladder.helpers import ARENA, arena, stored_count, write_ladder
 from tests.procs import leftovers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GAME = load_game("happy_mochi")
 SHORT = {"max_rounds": 1, "max_turns_per_round": 2}
 LIMITS = Limits(init_ms=5000, move_ms=500, bank_ms=1000)
