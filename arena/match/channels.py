@@ -33,7 +33,8 @@ import os
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
@@ -76,6 +77,45 @@ class Inbound:
     @cached_property
     def excerpt(self) -> str:
         return excerpt(self.shown)
+
+
+@dataclass(frozen=True)
+class Trouble:
+    """What a channel saw besides messages, for the referee to rule on: a fault ``code`` and
+    why; ``close``: shut the seat down whatever its state (also after the game); ``after_game``:
+    ruled after ``game_over`` too."""
+
+    code: str
+    detail: str
+    close: bool = False
+    after_game: bool = False
+
+
+class Channel(Protocol):
+    """What the referee needs of a transport: handles to poll, frames read as they come,
+    each checked when the referee is ready for it, messages sent without blocking."""
+
+    transport: str
+    max_bytes: int
+    closed: bool
+
+    @property
+    def handles(self) -> list[Any]: ...
+
+    @property
+    def pending(self) -> bool: ...
+
+    def env(self) -> dict[str, str]: ...
+
+    def receive(self, ready: dict[Any, int]) -> list[Frame]: ...
+
+    def check(self, frame: Frame) -> Inbound: ...
+
+    def send(self, msg: dict[str, Any]) -> None: ...
+
+    def trouble(self) -> Trouble | None: ...
+
+    def close(self) -> None: ...
 
 
 def excerpt(data: object) -> str:
@@ -198,8 +238,27 @@ class ZmqChannel:
         """The seat's connection was dropped and the bot came back: libzmq refused a frame."""
         return self.reconnected
 
+    @property
+    def path(self) -> Path:
+        """The socket file (the sandbox makes it reachable to this bot alone)."""
+        return Path(self.endpoint.removeprefix("ipc://"))
+
     def env(self) -> dict[str, str]:
         return {"ARENA_ENDPOINT": self.endpoint, "ARENA_TRANSPORT": self.transport}
+
+    def trouble(self) -> Trouble | None:
+        """Too many connections (the seat's socket must close), or a frame libzmq refused."""
+        if self.overrun:
+            why = f"opened more than {MAX_CONNECTIONS} connections to its socket"
+            return Trouble("too_many_connections", why, close=True)
+        if self.oversized:
+            self.dropped = self.reconnected = False
+            why = (
+                f"a message over {self.max_bytes} bytes "
+                "(its connection was dropped and it reconnected)"
+            )
+            return Trouble("too_large", why)
+        return None
 
     def receive(self, ready: dict[Any, int]) -> list[Frame]:
         if self.closed:
@@ -291,6 +350,13 @@ class StdioChannel:
 
     def env(self) -> dict[str, str]:
         return {"ARENA_TRANSPORT": self.transport}
+
+    def trouble(self) -> Trouble | None:
+        """Referee output piling up unread on the bot's stdin."""
+        if self.overflowed:
+            why = f"left over {OUTBOX_BYTES} bytes of referee messages unread on its stdin"
+            return Trouble("flood", why, after_game=True)
+        return None
 
     @property
     def pending(self) -> bool:

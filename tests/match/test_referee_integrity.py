@@ -156,7 +156,7 @@ def test_the_referee_raises_its_soft_descriptor_limit_to_the_hard_one() -> None:
     script = (
         "import resource\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (256, 2048))\n"
-        "from arena.match.referee import raise_open_files_limit\n"
+        "from arena.sandbox.descriptors import raise_open_files_limit\n"
         "print(raise_open_files_limit(), resource.getrlimit(resource.RLIMIT_NOFILE))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
