@@ -28,6 +28,7 @@ the referee is ready for it (and only if the seat has not been charged out by th
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import time
@@ -50,6 +51,7 @@ WAKE_MESSAGES = 16  # messages read from one seat per wake, so a flooding bot ca
 OUTBOX_BYTES = 8 << 20  # referee output a stdio bot may leave unread
 EXCERPT_CHARS = 300
 READ_CHUNK = 1 << 16
+_MONITORS = itertools.count()  # inproc addresses of the sockets' monitors
 
 
 @dataclass
@@ -210,12 +212,12 @@ class ZmqChannel:
         self.socket.setsockopt(zmq.RCVHWM, RCVHWM)
         self.socket.setsockopt(zmq.SNDHWM, SNDHWM)
         self.socket.setsockopt(zmq.BACKLOG, BACKLOG)
-        events = zmq.EVENT_DISCONNECTED | zmq.EVENT_ACCEPTED
-        self.monitor = self.socket.get_monitor_socket(events)
+        self.monitor = _monitor(ctx, self.socket)
         self.socket.bind(self.endpoint)
         self.identity: bytes | None = None
         self.owner_fd: int | None = None  # the descriptor of the connection that owns the seat
         self.accepted = 0  # connections over the match
+        self.connections = 0  # connections open now
         self.dropped = False  # the owner's connection was dropped
         self.reconnected = False  # and a new connection came: see ``oversized``
         self.closed = False
@@ -284,10 +286,22 @@ class ZmqChannel:
             event = recv_monitor_message(self.monitor)
             if event["event"] == zmq.EVENT_ACCEPTED:
                 self.accepted += 1
+                self.connections += 1
                 self.reconnected = self.reconnected or self.dropped
-            elif event["value"] == self.owner_fd:
+                continue
+            self.connections -= 1
+            if event["value"] == self.owner_fd:
                 self.dropped = True
                 self.owner_fd = None  # the number may come back for a new connection
+
+    def idle(self) -> bool:
+        """Nothing happened since the last read: no message, no connection come or gone."""
+        return not (self.monitor.poll(0) or self.socket.get(zmq.EVENTS) & zmq.POLLIN)
+
+    def new_match(self) -> None:
+        """A kept process's next match: its connection cap counts anew from its one
+        connection, as a fresh process's does."""
+        self.accepted = self.connections
 
     def _frame(self, parts: list[zmq.Frame]) -> Frame:
         identity, body = parts[0].bytes, parts[1:]
@@ -321,6 +335,18 @@ class ZmqChannel:
             self.socket.disable_monitor()
         self.monitor.close(linger=0)
         self.socket.close(linger=0)
+
+
+def _monitor(ctx: zmq.Context, socket: zmq.Socket) -> zmq.Socket:
+    """A monitor of ``socket``'s connections whose queue has no bound: libzmq's I/O thread
+    blocks on a full monitor queue, and with it every socket of the context (a kept bot's idle
+    socket must never hold up the matches being played)."""
+    address = f"inproc://arena-monitor-{next(_MONITORS)}"
+    socket.monitor(address, zmq.EVENT_DISCONNECTED | zmq.EVENT_ACCEPTED)
+    monitor = ctx.socket(zmq.PAIR)
+    monitor.setsockopt(zmq.RCVHWM, 0)
+    monitor.connect(address)
+    return monitor
 
 
 class StdioChannel:
