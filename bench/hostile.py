@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena import sandbox  # noqa: E402
 from arena.games import load_game  # noqa: E402
+from arena.match import pool as kept_pool  # noqa: E402
 from arena.match.bots import parse_bot  # noqa: E402
 from arena.match.referee import play_match  # noqa: E402
 from arena.match.results import Limits, MatchResult, is_host_void  # noqa: E402
@@ -156,6 +157,63 @@ def lost_then_attacked(case: Case, result: MatchResult) -> str | None:
     return standard_check(case, result)
 
 
+def kept_series(case: Case, bots: Path, count: int, lane_between: int = 0) -> MatchResult:
+    """A kept process (tests/bots/protocol/kept.py in seat 1, a reusable bot in seat 0) plays
+    ``count`` matches through one worker's pool; the last one's result. With ``lane_between``,
+    that many matches of two other kept bots are played in another lane before the last one;
+    if any of theirs is not clean, that result is returned (the honest seats' check fails)."""
+    folder = bots / "kept"
+    shutil.copytree(ROOT / "tests/bots/protocol", folder, ignore=shutil.ignore_patterns("__py*"))
+    for path in (folder, *folder.iterdir()):
+        path.chmod(0o755)
+    game, short = load_game("happy_mochi"), {"max_rounds": 1, "max_turns_per_round": 2}
+    steady = parse_bot(f"steady=python {folder}/kept.py fine 0")
+    specs = [steady, parse_bot(f"hostile=python {folder}/{case.command}")]
+    others = [parse_bot(f"{n}=python {folder}/kept.py fine 0") for n in ("a", "b")]
+    pool = kept_pool.BotPool()
+    try:
+        for seed in range(count - 1):
+            play_match(game, specs, seed, short, case.limits, pool=pool, ask_forced=True)
+        for seed in range(lane_between):
+            result = play_match(game, others, seed, short, case.limits, pool=pool, lane=1)
+            if result.void is not None or any(s.status != "ok" for s in result.seats):
+                return result
+        return play_match(game, specs, count, short, case.limits, pool=pool, ask_forced=True)
+    finally:
+        pool.close()
+
+
+def kept_third(case: Case, bots: Path) -> MatchResult:
+    return kept_series(case, bots, 3)
+
+
+def kept_hog(case: Case, bots: Path) -> MatchResult:
+    """A 100 MiB budget for idle processes; the bot holds 150 MiB after its first match."""
+    kept_pool.IDLE_MEMORY_MB = 100
+    return kept_series(case, bots, 2)
+
+
+def kept_idle_flood(case: Case, bots: Path) -> MatchResult:
+    return kept_series(case, bots, 2, lane_between=3)
+
+
+def kept_check(field: str, expected: str) -> Callable[[Case, MatchResult], str | None]:
+    """The standard check, and the last welcome of the kept bot says ``field expected``
+    (``children 0``: nothing it forked lived on; ``match 1``: a fresh process played)."""
+
+    def check(case: Case, result: MatchResult) -> str | None:
+        lines = [line for line in result.seats[HOSTILE].log_tail.splitlines() if "process" in line]
+        words = lines[-1].split() if lines else []
+        said = words[words.index(field) + 1] if field in words else "nothing"
+        if said != expected:
+            return f"its last welcome says {field} {said}, expected {expected}"
+        return standard_check(case, result)
+
+    return check
+
+
+KEPT_LIMITS = Limits(init_ms=5000, move_ms=5000, bank_ms=5000)
+
 CASES: list[Case] = [
     Case(
         "connections during the match", "connection_flood.py --after 1", ("too_many_connections",)
@@ -210,6 +268,42 @@ CASES: list[Case] = [
         ("match_timeout",),
         seats=2,
         limits=Limits(init_ms=60_000, move_ms=60_000, bank_ms=0, match_ms=6000),
+    ),
+    # Kept (reused) processes: the same rules as fresh ones, nothing carried between matches.
+    Case(
+        "kept: 6 connections in its third match",
+        "kept.py connections 3",
+        ("too_many_connections",),
+        play=kept_third,
+        check=kept_check("match", "3"),
+    ),
+    Case(
+        "kept: 40 stale messages in its third match",
+        "kept.py messages 3",
+        ("flood",),
+        play=kept_third,
+        check=kept_check("match", "3"),
+    ),
+    Case(
+        "kept: a child and a daemon left for the next match",
+        "kept.py fork 1",
+        ("ok",),
+        play=kept_third,
+        check=kept_check("children", "0"),
+    ),
+    Case(
+        "kept: 150 MiB held while idle, 100 MiB for all idle",
+        "kept.py hog 1 150",
+        ("ok",),
+        limits=KEPT_LIMITS,
+        play=kept_hog,
+        check=kept_check("match", "1"),
+    ),
+    Case(
+        "kept: connection flood on its idle socket",
+        "kept.py flood 1",
+        ("ok", "too_many_connections"),
+        play=kept_idle_flood,
     ),
     # The host broken under honest bots: the match is void with a host: reason, no seat ruled.
     *(

@@ -405,19 +405,27 @@ class Game(ABC):
         if not isinstance(position, Mapping):
             raise PositionError("position", "must be a map")
         data = dict(position)
-        if data.get("form") == "short":
-            data = self.expand(data)
-        if data.get("game") != self.id:
-            raise PositionError("game", f"is {data.get('game')!r}, expected {self.id!r}")
-        players = data.get("players")
-        if not isinstance(players, int) or isinstance(players, bool):
-            raise PositionError("players", "must be an integer")
+        if not isinstance(data.get("options") or {}, Mapping):
+            raise PositionError("options", "must be a map of option names to values")
         try:
-            self.check_players(players)
-            options = self.resolve_options(data.get("options") or {}, players)
-        except OptionError as exc:
-            raise PositionError("options", str(exc)) from None
-        return self._load(players, options, data)
+            if data.get("form") == "short":
+                data = self.expand(data)
+            if data.get("game") != self.id:
+                raise PositionError("game", f"is {data.get('game')!r}, expected {self.id!r}")
+            players = data.get("players")
+            if not isinstance(players, int) or isinstance(players, bool):
+                raise PositionError("players", "must be an integer")
+            try:
+                self.check_players(players)
+                options = self.resolve_options(data.get("options") or {}, players)
+            except OptionError as exc:
+                raise PositionError("options", str(exc)) from None
+            return self._load(players, options, data)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+            if isinstance(exc, PositionError):
+                raise
+            # A value of a type the engine's own checks did not foresee (a list for a card).
+            raise PositionError("position", f"malformed ({type(exc).__name__}: {exc})") from None
 
     @abstractmethod
     def _load(self, players: int, options: dict[str, Any], position: dict[str, Any]) -> State:

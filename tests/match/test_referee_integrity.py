@@ -27,7 +27,7 @@ from protocol import messages
 from protocol.codec import ProtocolError
 from tests.procs import leftovers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HOSTILE_BOTS = ROOT / "tests/bots/hostile"
 GAME = load_game("happy_mochi")
 LIMITS = Limits(init_ms=5000, move_ms=1000, bank_ms=1000)
@@ -121,7 +121,7 @@ def test_the_referee_survives_a_flood_beyond_its_descriptor_limit(bot_dir: Path)
     script = (
         "import json, resource, sys\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512))\n"
-        "from tests.test_referee_integrity import GAME, LIMITS, ONE_ROUND\n"
+        "from tests.match.test_referee_integrity import GAME, LIMITS, ONE_ROUND\n"
         "from arena.match.bots import parse_bot\n"
         "from arena.match.referee import play_match\n"
         f"folder = {str(bot_dir)!r}\n"
@@ -156,7 +156,7 @@ def test_the_referee_raises_its_soft_descriptor_limit_to_the_hard_one() -> None:
     script = (
         "import resource\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (256, 2048))\n"
-        "from arena.match.referee import raise_open_files_limit\n"
+        "from arena.sandbox.descriptors import raise_open_files_limit\n"
         "print(raise_open_files_limit(), resource.getrlimit(resource.RLIMIT_NOFILE))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAULTY = ROOT / "tests" / "bots" / "faulty"
 RANDOM = ROOT / "sample_bots" / "python" / "random_bot.py"
 

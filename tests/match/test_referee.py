@@ -17,7 +17,7 @@ from arena.match.replay import read, strip_timing, verify
 from arena.match.results import Limits, MatchResult
 from tests.procs import leftovers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GAME = load_game("happy_mochi")
 FAST = Limits(init_ms=5000, move_ms=2000, bank_ms=2000, grace_ms=50)
 ONE_ROUND = {"max_rounds": 1}
