@@ -27,6 +27,16 @@ def test_first_round_setup(players: int) -> None:
     assert decision(state).kind == "turn" and decision(state).seat == state.starter
 
 
+@pytest.mark.parametrize("players", [2, 6])
+def test_first_round_is_round_one(players: int) -> None:
+    """RULES.md 3.1, R33: a new game starts in round 1, so ``max_rounds`` N allows N rounds
+    (rounds are counted in the state, the round_start event and every view)."""
+    state = GAME.new(players, 3, {"max_rounds": 2})
+    assert state.round == 1
+    assert [e["round"] for e in events(state, 0, "round_start")] == [1]
+    assert {state.view(seat)["round"] for seat in range(players)} == {1}
+
+
 def test_hand_order_is_deal_order() -> None:
     """RULES.md 3.1 step 3, R30: hands keep the order cards came off the shuffled deck."""
     seed, players = 5, 4

@@ -305,6 +305,19 @@ def test_r6_stalemate_round() -> None:
     assert state.round == 2 and state.starter == 1
 
 
+def test_r6_pass_count_starts_again_each_round() -> None:
+    """R6: only consecutive turns of one round count: after a stalemate round (n passes) the
+    next round starts with no pass counted, in the state, every seat's view and the position."""
+    state = stuck_layout([n("blue", 4)], [])
+    assert events(state, 0, "round_end")[0]["reason"] == "stalemate"
+    pick(state, "round_reserve", who=0, index=0)
+    pick(state, "round_reserve", who=1, index=0)
+    assert state.round == 2 and decision(state).kind == "turn"
+    assert state.passes == 0
+    assert [state.view(seat)["passes"] for seat in (0, 1)] == [0, 0]
+    assert state.position()["passes"] == 0
+
+
 def test_r33_turn_cap_ends_round_as_stalemate() -> None:
     """R33: after max_turns_per_round turns the round ends as a stalemate."""
     state = build_state(

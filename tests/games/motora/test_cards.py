@@ -13,7 +13,7 @@ from tests.games.motora.helpers import Dice, events, fresh, give, index, put, ru
 
 HERE = Path(__file__).parent
 FACE_DOWN = TRIBE_FIELDS.index("face_down_craftsmen")
-RULES = HERE.resolve().parents[2].parent / "shared" / "games" / "motora" / "RULES.md"
+RULES = Path(combat.__file__).with_name("RULES.md")  # the packaged rules
 
 
 def _play(st, seat: int, window: str, **fields):
@@ -210,8 +210,7 @@ def test_every_card_and_ruling_is_tested() -> None:
     text = "".join(p.read_text() for p in sorted(HERE.glob("test_*.py")))
     missing = sorted({c.id for c in CARDS if c.id not in text})
     assert not missing, missing
-    if RULES.exists():
-        rulings = re.findall(r"^(17\.\d+) ", RULES.read_text(), flags=re.M)
-        assert len(rulings) == 73
-        cited = set(re.findall(r"17\.\d+", text))
-        assert not [r for r in rulings if r not in cited], [r for r in rulings if r not in cited]
+    rulings = re.findall(r"^(17\.\d+) ", RULES.read_text(), flags=re.M)
+    assert len(rulings) == 73
+    cited = set(re.findall(r"17\.\d+", text))
+    assert not [r for r in rulings if r not in cited], [r for r in rulings if r not in cited]

@@ -219,6 +219,31 @@ def test_idol_into_another_tribe_village_goes_to_it() -> None:
     assert idol.owner == 1
 
 
+def test_transported_idol_stops_in_the_first_claimed_village() -> None:
+    """RULES.md 11.2, 12.2, 17.56: an idol that enters a claimed village stops there even with
+    steps left (Carrying Poles allow two): no further step is asked, the owner picks a shrine."""
+    st = fresh(2, villages=("r1c2", "r7c6"))
+    idol = st.idols[0]
+    idol.pos = "r2c2"
+    put(st, 0, "r2c2", gear="CR12")
+    asked = []
+
+    def answer(d):
+        asked.append(d.kind)
+        if d.kind == "action":
+            return index(d, action="transport")
+        if d.kind == "idol_step" and asked.count("idol_step") == 1:
+            return index(d, position="r1c2")
+        if d.kind == "idol_shrine":
+            return index(d, shrine="life")
+        return 0
+
+    run(resources.tribe_actions(st, 0), answer)
+    assert asked.count("idol_step") == 1 and "idol_shrine" in asked
+    assert events(st, "idol_moved")[-1]["path"] == ["r1c2"]
+    assert idol.owner == 0 and idol.shrine == "life" and st.bonus(0, "life") == 1
+
+
 def test_recruit() -> None:
     """RULES.md 11.2, 17.52: two members at home, once per turn, below 8; new member exempt."""
     st = fresh(2)

@@ -246,6 +246,47 @@ def test_ring_takes_a_sale_from_richer_opponent():
     assert names(s.players[0].sales) == ["Bell", "Coin"]
 
 
+def after_effects_offered(s) -> list[str]:
+    """The effects of the pending after-effect choice (none if no such choice is asked)."""
+    pending = s.pending()
+    if not pending or pending[0].kind != "after_effect":
+        return []
+    return [o["effect"] for o in pending[0].options if "effect" in o]
+
+
+def test_ring_needs_an_opponent_with_strictly_more_sales():
+    """Ring, E-BOO-2: counted after your own sale, an opponent with as many sales as you is no
+    target; Ring is offered only against one with more."""
+    offered = {}
+    for theirs in (["Fan"], ["Fan", "Plane"]):
+        s = start(
+            {
+                "seats": [
+                    {"hand": ["Crane"], "gallery": ["Ring"], "bench": ["Bell"]},
+                    {"sales": theirs},
+                ]
+            }
+        )
+        set_task(s, "Crane")
+        answer(s, "action", action="task")
+        answer(s, "clerk", card="Bell")
+        assert names(s.players[0].sales) == ["Bell"]
+        offered[len(theirs)] = "Ring" in after_effects_offered(s)
+    assert offered == {1: False, 2: True}
+
+
+def test_shuriken_needs_an_opponent_with_strictly_more_works():
+    """Shuriken, E-AFT-8 and E-BOO-2: works are counted after Shuriken is placed; an opponent
+    with as many works as you is no target."""
+    offered = {}
+    for theirs in (["Crane"], ["Crane", "Fan"]):
+        s = start({"seats": [{"hand": ["Pin", "Shuriken", "Bell", "Coin"]}, {"gallery": theirs}]})
+        smith(s, "Pin", "Shuriken")
+        assert names(s.players[0].gallery) == ["Shuriken"]
+        offered[len(theirs)] = "Shuriken" in after_effects_offered(s)
+    assert offered == {1: False, 2: True}
+
+
 # ----- action boosters -------------------------------------------------------------------------
 
 
@@ -342,6 +383,37 @@ def test_sword_hires_from_opponent_with_more_helpers():
     answer(s, "sword_card", card="Coin")
     assert names(s.players[0].helpers) == ["Coin"]
     assert task_events(s)[0]["actions"] == 1
+
+
+def test_sword_is_a_source_only_for_its_owner():
+    """E-BOO-2, RULES 5.4 (Monk, Potter): without the Sword, an opponent with more helpers or
+    bench cards is no source: only the floor is offered."""
+    for task, kind, zone in (("Amulet", "monk", "helpers"), ("Bowl", "potter", "bench")):
+        s = start({"seats": [{"hand": [task]}, {zone: ["Bell", "Coin"]}], "floor": ["Crane"]})
+        set_task(s, task)
+        answer(s, "action", action="task")
+        assert [o["source"] for o in options_of(s, kind)] == ["floor"], kind
+
+
+def test_sword_needs_an_opponent_with_strictly_more():
+    """Sword, E-BOO-2: an opponent with as many helpers (Monk) or bench cards (Potter) as you is
+    no source; one with more is."""
+    for task, kind, zone in (("Amulet", "monk", "helpers"), ("Bowl", "potter", "bench")):
+        offered = {}
+        for theirs in (["Bell"], ["Bell", "Coin"]):
+            s = start(
+                {
+                    "seats": [
+                        {"hand": [task], "gallery": ["Sword"], zone: ["Pin"]},
+                        {zone: theirs},
+                    ],
+                    "floor": ["Crane"],
+                }
+            )
+            set_task(s, task)
+            answer(s, "action", action="task")
+            offered[len(theirs)] = "sword" in [o["source"] for o in options_of(s, kind)]
+        assert offered == {1: False, 2: True}, kind
 
 
 # ----- end-game scoring ------------------------------------------------------------------------

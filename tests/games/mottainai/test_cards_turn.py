@@ -163,6 +163,29 @@ def test_flag_on_own_task_only():
     assert task_events(s)[-1]["actions"] == 2
 
 
+def reveals_seen_by(s, seat: int) -> list[dict]:
+    """The ``reveal`` events in ``seat``'s own event stream (what that seat was told)."""
+    return [e for e in s.events_since(seat, 0)[0] if e["type"] == "reveal"]
+
+
+def test_figurine_and_flag_reveals_are_public():
+    """E-TSK-2, E-HID-2: the card revealed for Figurine or Flag is shown to every seat at the
+    moment of the reveal, and stays in the revealer's hand."""
+    figurine = start(
+        {"seats": [{"gallery": ["Figurine"], "hand": ["Bowl", "Cup"]}, {"task": "Dice"}]}
+    )
+    set_task(figurine, "Cup")
+    answer(figurine, "figurine_reveal", card="Bowl")
+    flag = start({"seats": [{"gallery": ["Flag"], "hand": ["Bowl", "Cup"]}, {}]})
+    set_task(flag, "Cup")
+    answer(flag, "flag_reveal", card="Bowl")
+    for s, effect in ((figurine, "Figurine"), (flag, "Flag")):
+        shown = {"type": "reveal", "seat": 0, "card": "Bowl", "reason": effect}
+        assert reveals_seen_by(s, 1) == [shown], effect
+        assert reveals_seen_by(s, 0) == [shown], effect
+        assert "Bowl" in names(s.players[0].hand)
+
+
 def test_fountain_stone_cards_count_as_clerk_helpers():
     """Fountain, E-TSK-3: revealed Stone cards add Clerk helpers (cover test included)."""
     s = start({"seats": [{"gallery": ["Fountain"], "hand": ["Crane", "Amulet", "Bench"]}, {}]})

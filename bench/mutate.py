@@ -1,0 +1,431 @@
+"""Mutation check of the game engines: does a small change to a game's rules fail its tests?
+
+    .venv/bin/python bench/mutate.py [-n 100] [--seed 29] [--game ID ...] [--jobs 2]
+                                     [--mutant ID ...] [--list] [--out bench/results/mutate.json]
+    make mutate                       (the same with the defaults: 100 mutants per game)
+
+For each game (a package of ``arena/games`` with a ``RULES.md``), every mutant of its rule code
+is listed (``bench/mutants.py``: operators, comparisons, constants, conditions, removed
+statements, ``break`` and ``return``), N are sampled with a fixed seed, and that game's tests,
+``tests/games/<game>/``, are run against each one. The run prints a line per mutant, then killed
+and survived per game and every survivor's file, line and change, and saves the figures to
+``bench/results/mutate.json``. A survivor whose id starts a line ``- `<id>` ...`` of
+``bench/results/mutate-survivors.md`` is equivalent (no test can tell it from the real rules)
+and shown as explained; the score counts it as a survivor all the same.
+
+The rule code is the game's package less what is not a rule: the position formats
+(``position.py``, ``positions.py``, ``short.py``, ``scenario.py``) and the determinization for
+search bots (``sample.py``, ``sampling.py``).
+
+How it runs:
+
+* One copy of the project per job, in a temporary folder; the checkout is never edited. A mutant
+  writes its module in the copy, the tests run, the module is restored. The copies are compiled
+  with checked-hash bytecode, so an import always matches the source it finds.
+* The tests run in a child interpreter (this script with ``--child``), fastest first according
+  to a run without mutant (made first; the check stops if any test fails there), and stop at the
+  first failure. The tests marked ``bots`` are left out: they play through the sandboxed referee,
+  whose bots import Arena from the checkout, not from the copy.
+* The child has a memory limit, each test a timeout (pytest-timeout) and the whole run another:
+  a mutant that fails a test, times out, runs out of memory or crashes the interpreter is killed,
+  with the reason.
+* The child's ``PYTHONPATH`` is the copy, so subprocesses of a test (the cross-process
+  determinism checks) run the mutant too.
+
+Why not mutmut or cosmic-ray: neither samples a fixed-size random subset of the mutants (both run
+all of them: thousands per game here, days of test time on two cores); mutmut 3 first traces the
+whole suite and rewrites every function into trampolines, and has no statement removal;
+cosmic-ray's local runs edit the checkout in place and it has no statement removal either.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import hashlib
+import json
+import math
+import os
+import platform
+import py_compile
+import queue
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from mutants import Mutant, apply, mutants  # noqa: E402
+from tabulate import tabulate  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results" / "mutate.json"
+EXPLAINED = ROOT / "bench" / "results" / "mutate-survivors.md"
+NOT_RULES = {"position.py", "positions.py", "short.py", "scenario.py", "sample.py", "sampling.py"}
+COPIED = ("arena", "tests", "sample_bots", "protocol", "pyproject.toml")
+IGNORED = shutil.ignore_patterns("__pycache__", "node_modules", "build", "*.egg-info")
+UNUSED_PLUGINS = ("cacheprovider", "hypothesispytest", "anyio", "xdist")  # slow to start, unused
+PYTEST_ARGS = ("-x", "-q", "-m", "not bots", "-o", "addopts=")
+PYTEST_ARGS += tuple(arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}"))
+MEMORY = 2 << 30  # bytes of address space for the child
+SEED = 29
+BASELINE_TIMEOUT = 1800  # seconds for the run without mutant
+GOAL = 97.0  # per cent of the sample killed
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The game's tests without mutant: their durations order the mutant runs and set timeouts."""
+
+    seconds: float
+    order: dict[str, float]  # test id -> seconds
+
+    @property
+    def test_timeout(self) -> int:
+        return max(30, math.ceil(5 * max(self.order.values(), default=1)))
+
+    @property
+    def run_timeout(self) -> int:
+        return max(120, math.ceil(3 * self.seconds))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    killed: bool
+    reason: str  # why it was killed, or "" for a survivor
+    seconds: float
+
+
+# ----- which mutants -------------------------------------------------------------------------
+
+
+def games() -> list[str]:
+    return sorted(p.parent.name for p in (ROOT / "arena" / "games").glob("*/RULES.md"))
+
+
+def rule_modules(game: str) -> list[Path]:
+    package = ROOT / "arena" / "games" / game
+    return sorted(p for p in package.rglob("*.py") if p.name not in NOT_RULES)
+
+
+def all_mutants(game: str) -> list[Mutant]:
+    out: list[Mutant] = []
+    for path in rule_modules(game):
+        out += mutants(path.read_text(), path.relative_to(ROOT).as_posix())
+    return out
+
+
+def sample(found: Sequence[Mutant], n: int, seed: int) -> list[Mutant]:
+    """The ``n`` mutants whose hash with ``seed`` is lowest: a fixed sample, which keeps a mutant
+    in it however other code changes (unless new mutants come before it), in source order."""
+    rank = {m.id: hashlib.sha256(f"{seed}|{m.id}".encode()).hexdigest() for m in found}
+    chosen = sorted(found, key=lambda m: rank[m.id])[:n]
+    return sorted(chosen, key=lambda m: (m.path, m.start))
+
+
+def explained() -> dict[str, str]:
+    """Survivor id -> why it is equivalent, from ``mutate-survivors.md``."""
+    if not EXPLAINED.exists():
+        return {}
+    found = re.findall(r"^- `([0-9a-f]+)`(.*)$", EXPLAINED.read_text(), flags=re.M)
+    return {mid: why.strip() for mid, why in found}
+
+
+# ----- running the tests in a copy -----------------------------------------------------------
+
+
+def make_copy(folder: Path) -> Path:
+    """A copy of what the game tests need, bytecode compiled with checked hashes."""
+    for name in COPIED:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, folder / name, ignore=IGNORED)
+        else:
+            shutil.copy2(source, folder / name)
+    compileall.compile_dir(
+        folder, quiet=2, invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH
+    )
+    return folder
+
+
+@contextmanager
+def mutated(copy: Path, mutant: Mutant | None) -> Iterator[None]:
+    """The copy with ``mutant`` applied to its module, restored afterwards."""
+    if mutant is None:
+        yield
+        return
+    path = copy / mutant.path
+    original = path.read_text()
+    path.write_text(apply(original, mutant))
+    try:
+        yield
+    finally:
+        path.write_text(original)
+
+
+def run_tests(
+    copy: Path, game: str, baseline: Baseline | None, work: Path
+) -> tuple[int, dict[str, Any]]:
+    """Run the game's tests in ``copy``: (exit status, the child's report or {})."""
+    order = work / "order.json"
+    report = work / "report.json"
+    report.unlink(missing_ok=True)
+    order.write_text(json.dumps(baseline.order if baseline else {}))
+    args = [*PYTEST_ARGS, f"tests/games/{game}"]
+    if baseline is not None:
+        args.append(f"--timeout={baseline.test_timeout}")
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", str(order), str(report)]
+    env = {**os.environ, "PYTHONPATH": str(copy)}
+    env.pop("PYTEST_ADDOPTS", None)
+    timeout = baseline.run_timeout if baseline else BASELINE_TIMEOUT
+    output = work / "output.txt"
+    with (
+        output.open("wb") as sink,
+        subprocess.Popen(
+            [*command, "--", *args],
+            cwd=copy,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        ) as child,
+    ):
+        try:
+            status = child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            return -signal.SIGKILL, {"hang": timeout}
+    if report.exists():
+        return status, json.loads(report.read_text())
+    lines = output.read_text(errors="replace").strip().splitlines()
+    return status, {"output": lines[-1][:200] if lines else ""}
+
+
+def verdict(status: int, report: dict[str, Any], seconds: float) -> Verdict:
+    """Killed or survived, and why, from the child's exit status and report."""
+    if status == 0:
+        return Verdict(False, "", seconds)
+    if status in (4, 5):  # usage error, no tests: this script's fault, not the mutant's
+        raise SystemExit(f"mutate: error: pytest exit {status} {report}")
+    if "hang" in report:
+        return Verdict(True, f"hang: no result after {report['hang']} s", seconds)
+    failure = report.get("failure")
+    if status < 0:
+        return Verdict(True, f"crash: {signal.Signals(-status).name}", seconds)
+    if failure is None:
+        return Verdict(True, f"crash: exit {status}: {report.get('output', '')}", seconds)
+    kind = "timeout" if "Timeout" in failure else "failed"
+    return Verdict(True, f"{kind}: {failure}", seconds)
+
+
+class Copies:
+    """One copy of the project per job, handed to one run at a time."""
+
+    def __init__(self, folder: Path, jobs: int) -> None:
+        self.free: queue.Queue[tuple[Path, Path]] = queue.Queue()
+        for i in range(jobs):
+            copy = make_copy(folder / f"copy{i}")
+            work = folder / f"work{i}"
+            work.mkdir()
+            self.free.put((copy, work))
+
+    @contextmanager
+    def take(self) -> Iterator[tuple[Path, Path]]:
+        item = self.free.get()
+        try:
+            yield item
+        finally:
+            self.free.put(item)
+
+
+def measure_baseline(copies: Copies, game: str) -> Baseline:
+    with copies.take() as (copy, work):
+        started = time.monotonic()
+        status, report = run_tests(copy, game, None, work)
+    if status != 0:
+        raise SystemExit(
+            f"mutate: error: the {game} tests fail without any mutant ({report.get('failure')})"
+        )
+    return Baseline(round(time.monotonic() - started, 1), report["durations"])
+
+
+def judge(copies: Copies, game: str, mutant: Mutant, baseline: Baseline) -> Verdict:
+    with copies.take() as (copy, work), mutated(copy, mutant):
+        started = time.monotonic()
+        status, report = run_tests(copy, game, baseline, work)
+    return verdict(status, report, round(time.monotonic() - started, 1))
+
+
+# ----- the child: pytest with an order, a memory limit and a report --------------------------
+
+
+class ChildPlugin:
+    """Runs the tests fastest first, records durations and the first failure."""
+
+    def __init__(self, order: dict[str, float]) -> None:
+        self.order = order
+        self.durations: dict[str, float] = {}
+        self.failure: str | None = None
+
+    def pytest_collection_modifyitems(self, items: list[Any]) -> None:
+        if self.order:
+            items.sort(key=lambda item: self.order.get(item.nodeid, math.inf))
+
+    def pytest_collectreport(self, report: Any) -> None:
+        self._note(report, "collect")
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        self.durations[report.nodeid] = self.durations.get(report.nodeid, 0.0) + report.duration
+        self._note(report, report.when)
+
+    def _note(self, report: Any, when: str) -> None:
+        if report.failed and self.failure is None:
+            crash = getattr(report.longrepr, "reprcrash", None)
+            message = crash.message if crash is not None else report.longreprtext
+            self.failure = f"{report.nodeid} ({when}): {_first_line(message)}"
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0][:200] if lines else ""
+
+
+def child(order_file: str, report_file: str, args: list[str]) -> int:
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # bench/ holds no test
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+    import pytest
+
+    plugin = ChildPlugin(json.loads(Path(order_file).read_text()))
+    status = int(pytest.main(args, plugins=[plugin]))
+    report = {"status": status, "failure": plugin.failure, "durations": plugin.durations}
+    Path(report_file).write_text(json.dumps(report))
+    return status
+
+
+# ----- the report ----------------------------------------------------------------------------
+
+
+def summary(game: str, chosen: list[Mutant], verdicts: dict[str, Verdict], found: int) -> dict:
+    known = explained()
+    killed = [m for m in chosen if verdicts[m.id].killed]
+    survivors = [m for m in chosen if not verdicts[m.id].killed]
+    reasons = Counter(verdicts[m.id].reason.split(":")[0] for m in killed)
+    return {
+        "mutants": found,
+        "sampled": len(chosen),
+        "killed": len(killed),
+        "survived": len(survivors),
+        "explained": sum(m.id in known for m in survivors),
+        "score": round(100 * len(killed) / max(1, len(chosen)), 1),
+        "kinds": dict(sorted(Counter(m.kind for m in chosen).items())),
+        "killed_by": dict(sorted(reasons.items())),
+        "survivors": [
+            {**_where(m), "explained": known.get(m.id)} for m in sorted(survivors, key=_order)
+        ],
+    }
+
+
+def _where(m: Mutant) -> dict[str, Any]:
+    return {"id": m.id, "file": m.path, "line": m.line, "kind": m.kind, "change": m.change(200)}
+
+
+def _order(m: Mutant) -> tuple[str, tuple[int, int]]:
+    return m.path, m.start
+
+
+def print_summary(results: dict[str, dict]) -> None:
+    columns = ("mutants", "sampled", "killed", "survived", "explained", "score")
+    rows = [[game, *(r[c] for c in columns)] for game, r in results.items()]
+    print("\n" + tabulate(rows, headers=["game", *columns]))
+    for r in results.values():
+        for s in r["survivors"]:
+            note = f"  [equivalent: {s['explained']}]" if s["explained"] else ""
+            print(f"survived {s['id']} {s['file']}:{s['line']} {s['kind']}: {s['change']}{note}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=100, help="mutants per game (default 100)")
+    parser.add_argument("--seed", type=int, default=SEED, help=f"sample seed (default {SEED})")
+    parser.add_argument("--game", nargs="*", default=None, help="only these games")
+    parser.add_argument("--jobs", type=int, default=2, help="runs at once (default 2)")
+    parser.add_argument("--mutant", nargs="*", default=None, help="only these mutant ids")
+    parser.add_argument("--list", action="store_true", help="print the sample, run nothing")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where to save the figures")
+    args = parser.parse_args()
+    chosen_games = args.game or games()
+    unknown = sorted(set(chosen_games) - set(games()))
+    if unknown:
+        parser.error(f"no such game: {', '.join(unknown)} (games: {', '.join(games())})")
+    found = {game: all_mutants(game) for game in chosen_games}
+    if args.mutant is not None:
+        wanted = set(args.mutant)
+        chosen = {g: [m for m in ms if m.id in wanted] for g, ms in found.items()}
+        chosen = {g: ms for g, ms in chosen.items() if ms}
+    else:
+        chosen = {g: sample(ms, args.n, args.seed) for g, ms in found.items()}
+    if args.list:
+        for ms in chosen.values():
+            for m in ms:
+                print(f"{m.id} {m.path}:{m.line} {m.kind}: {m.change()}")
+        return
+    started = time.monotonic()
+    verdicts: dict[str, Verdict] = {}
+    with tempfile.TemporaryDirectory(prefix="arena-mutate-") as folder:
+        copies = Copies(Path(folder), args.jobs)
+        with ThreadPoolExecutor(args.jobs) as pool:
+            measured = {g: pool.submit(measure_baseline, copies, g) for g in chosen}
+            baselines = {g: future.result() for g, future in measured.items()}
+            for game, baseline in baselines.items():
+                print(f"{game}: tests pass without mutant in {baseline.seconds} s", flush=True)
+            jobs = [(g, m) for g, ms in chosen.items() for m in ms]
+            futures = {pool.submit(judge, copies, g, m, baselines[g]): (g, m) for g, m in jobs}
+            for done, future in enumerate(as_completed(futures), 1):
+                game, m = futures[future]
+                v = verdicts[m.id] = future.result()
+                state = "killed" if v.killed else "SURVIVED"
+                print(
+                    f"[{done}/{len(jobs)}] {state:8} {m.id} {m.path}:{m.line} {m.kind}: "
+                    f"{m.change(80)}  {v.reason[:120]} ({v.seconds} s)",
+                    flush=True,
+                )
+    results = {g: summary(g, ms, verdicts, len(found[g])) for g, ms in chosen.items()}
+    print_summary(results)
+    for game, r in results.items():
+        r["baseline_s"] = baselines[game].seconds
+    meta = {
+        "python": platform.python_version(),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "seed": args.seed,
+        "per_game": args.n if args.mutant is None else None,
+        "jobs": args.jobs,
+        "seconds": round(time.monotonic() - started),
+        "load_average": os.getloadavg()[0],
+        "goal": GOAL,
+        "rule_modules": {g: [p.name for p in rule_modules(g)] for g in chosen},
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"meta": meta, "games": results}, indent=2) + "\n")
+    below = [g for g, r in results.items() if r["score"] < GOAL]
+    print(f"\nsaved {args.out}; below {GOAL}%: {', '.join(below) or 'none'}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        _, _, order_file, report_file, _, *pytest_args = sys.argv
+        sys.exit(child(order_file, report_file, pytest_args))
+    main()
