@@ -1,17 +1,18 @@
 """Mutation check of the game engines: does a small change to a game's rules fail its tests?
 
     .venv/bin/python bench/mutate.py [-n 100] [--seed 29] [--game ID ...] [--jobs 2]
-                                     [--mutant ID ...] [--list] [--out bench/results/mutate.json]
-    make mutate                       (the same with the defaults: 100 mutants per game)
+                                     [--mutant ID ...] [--list] [--out FILE]
+    make mutate                       (all games, 100 mutants each: saved to bench/results/)
 
 For each game (a package of ``arena/games`` with a ``RULES.md``), every mutant of its rule code
 is listed (``bench/mutants.py``: operators, comparisons, constants, conditions, removed
 statements, ``break`` and ``return``), N are sampled with a fixed seed, and that game's tests,
 ``tests/games/<game>/``, are run against each one. The run prints a line per mutant, then killed
-and survived per game and every survivor's file, line and change, and saves the figures to
-``bench/results/mutate.json``. A survivor whose id starts a line ``- `<id>` ...`` of
-``bench/results/mutate-survivors.md`` is equivalent (no test can tell it from the real rules)
-and shown as explained; the score counts it as a survivor all the same.
+and survived per game and every survivor's id, file, line and change. A run of every game's
+sample saves the figures to ``bench/results/mutate.json``; other runs save only with ``--out``.
+A survivor whose id starts a line ``- `<id>` ...`` of ``bench/results/mutate-survivors.md`` is
+equivalent (no test can tell it from the real rules) and shown as explained; the score still
+counts it as a survivor.
 
 The rule code is the game's package less what is not a rule: the position formats
 (``position.py``, ``positions.py``, ``short.py``, ``scenario.py``) and the determinization for
@@ -22,20 +23,21 @@ How it runs:
 * One copy of the project per job, in a temporary folder; the checkout is never edited. A mutant
   writes its module in the copy, the tests run, the module is restored. The copies are compiled
   with checked-hash bytecode, so an import always matches the source it finds.
-* The tests run in a child interpreter (this script with ``--child``), fastest first according
-  to a run without mutant (made first; the check stops if any test fails there), and stop at the
-  first failure. The tests marked ``bots`` are left out: they play through the sandboxed referee,
-  whose bots import Arena from the checkout, not from the copy.
+* The tests run in a child interpreter: a copy of this script run with ``--child`` (editing
+  bench/ during a run changes nothing in it). They run fastest first, by the durations of a run
+  without mutant made first (the check stops if a test fails there), and stop at the first
+  failure. Tests marked ``bots`` are left out: they play through the sandboxed referee, whose
+  bots import Arena from the checkout, not from the copy.
 * The child has a memory limit, each test a timeout (pytest-timeout) and the whole run another:
-  a mutant that fails a test, times out, runs out of memory or crashes the interpreter is killed,
-  with the reason.
-* The child's ``PYTHONPATH`` is the copy, so subprocesses of a test (the cross-process
+  a mutant that fails a test, times out, hangs, runs out of memory or crashes the interpreter is
+  killed, and the reason is shown.
+* The child's ``PYTHONPATH`` is the copy, so the subprocesses of a test (the cross-process
   determinism checks) run the mutant too.
 
-Why not mutmut or cosmic-ray: neither samples a fixed-size random subset of the mutants (both run
-all of them: thousands per game here, days of test time on two cores); mutmut 3 first traces the
-whole suite and rewrites every function into trampolines, and has no statement removal;
-cosmic-ray's local runs edit the checkout in place and it has no statement removal either.
+Why not mutmut or cosmic-ray: neither samples a fixed-size subset of the mutants (both run all
+of them: thousands per game here, days of test time on two cores); mutmut 3 first traces the
+whole suite and rewrites every function into trampolines, and removes no statements;
+cosmic-ray's local runs edit the checkout in place, and it removes no statements either.
 """
 
 from __future__ import annotations
@@ -65,12 +67,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mutants import Mutant, apply, mutants  # this script's folder is first on sys.path
+from tabulate import tabulate
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-
-from mutants import Mutant, apply, mutants  # noqa: E402
-from tabulate import tabulate  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "mutate.json"
 EXPLAINED = ROOT / "bench" / "results" / "mutate-survivors.md"
@@ -92,14 +93,16 @@ class Baseline:
 
     seconds: float
     order: dict[str, float]  # test id -> seconds
+    test_timeout: int  # seconds per test (pytest-timeout)
+    run_timeout: int  # seconds for the whole run
 
-    @property
-    def test_timeout(self) -> int:
-        return max(30, math.ceil(5 * max(self.order.values(), default=1)))
-
-    @property
-    def run_timeout(self) -> int:
-        return max(120, math.ceil(3 * self.seconds))
+    @classmethod
+    def measured(cls, seconds: float, order: dict[str, float]) -> Baseline:
+        """Timeouts far above what the run took: a loaded machine is no reason to kill."""
+        slowest = max(order.values(), default=1.0)
+        return cls(
+            seconds, order, max(30, math.ceil(5 * slowest)), max(120, math.ceil(3 * seconds))
+        )
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,15 @@ def make_copy(folder: Path) -> Path:
     return folder
 
 
+def make_work(folder: Path) -> Path:
+    """A folder for one job's own files, holding copies of this script and its mutator: the
+    child runs those, so that editing bench/ during a run changes nothing in it."""
+    folder.mkdir()
+    for name in ("mutate.py", "mutants.py"):
+        shutil.copy2(HERE / name, folder / name)
+    return folder
+
+
 @contextmanager
 def mutated(copy: Path, mutant: Mutant | None) -> Iterator[None]:
     """The copy with ``mutant`` applied to its module, restored afterwards."""
@@ -187,7 +199,7 @@ def run_tests(
     args = [*PYTEST_ARGS, f"tests/games/{game}"]
     if baseline is not None:
         args.append(f"--timeout={baseline.test_timeout}")
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", str(order), str(report)]
+    command = [sys.executable, str(work / "mutate.py"), "--child", str(order), str(report)]
     env = {**os.environ, "PYTHONPATH": str(copy)}
     env.pop("PYTEST_ADDOPTS", None)
     timeout = baseline.run_timeout if baseline else BASELINE_TIMEOUT
@@ -238,10 +250,7 @@ class Copies:
     def __init__(self, folder: Path, jobs: int) -> None:
         self.free: queue.Queue[tuple[Path, Path]] = queue.Queue()
         for i in range(jobs):
-            copy = make_copy(folder / f"copy{i}")
-            work = folder / f"work{i}"
-            work.mkdir()
-            self.free.put((copy, work))
+            self.free.put((make_copy(folder / f"copy{i}"), make_work(folder / f"work{i}")))
 
     @contextmanager
     def take(self) -> Iterator[tuple[Path, Path]]:
@@ -260,7 +269,7 @@ def measure_baseline(copies: Copies, game: str) -> Baseline:
         raise SystemExit(
             f"mutate: error: the {game} tests fail without any mutant ({report.get('failure')})"
         )
-    return Baseline(round(time.monotonic() - started, 1), report["durations"])
+    return Baseline.measured(round(time.monotonic() - started, 1), report["durations"])
 
 
 def judge(copies: Copies, game: str, mutant: Mutant, baseline: Baseline) -> Verdict:
@@ -365,7 +374,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="runs at once (default 2)")
     parser.add_argument("--mutant", nargs="*", default=None, help="only these mutant ids")
     parser.add_argument("--list", action="store_true", help="print the sample, run nothing")
-    parser.add_argument("--out", type=Path, default=RESULTS, help="where to save the figures")
+    parser.add_argument(
+        "--out", type=Path, help=f"save the figures there (default for a whole run: {RESULTS})"
+    )
     args = parser.parse_args()
     chosen_games = args.game or games()
     unknown = sorted(set(chosen_games) - set(games()))
@@ -418,10 +429,14 @@ def main() -> None:
         "goal": GOAL,
         "rule_modules": {g: [p.name for p in rule_modules(g)] for g in chosen},
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"meta": meta, "games": results}, indent=2) + "\n")
     below = [g for g, r in results.items() if r["score"] < GOAL]
-    print(f"\nsaved {args.out}; below {GOAL}%: {', '.join(below) or 'none'}")
+    print(f"\nbelow {GOAL}% killed: {', '.join(below) or 'none'}")
+    whole = args.game is None and args.mutant is None
+    out = args.out or (RESULTS if whole else None)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"meta": meta, "games": results}, indent=2) + "\n")
+        print(f"saved {out}")
 
 
 if __name__ == "__main__":
