@@ -283,6 +283,20 @@ def test_r5_stuck_player_passes() -> None:
     assert decision(state).seat == 1 and state.passes == 1
 
 
+def test_r5_a_pass_hands_the_turn_to_the_left_neighbour() -> None:
+    """R5, RULES.md 2 and 4.3: after a pass, play goes on with (active+1) mod n, as after any
+    turn (three players, so left and right differ)."""
+    state = build_state(
+        [[n("pink", 9)], [n("blue", 4)], [n("green", 2)]],
+        [n("pink", 2)],
+        [n("purple", 1)],
+        [],
+        [[], [n("green", 7)], [n("yellow", 3)]],
+    )
+    assert events(state, 2, "pass") == [{"type": "pass", "seat": 0}]
+    assert decision(state).seat == 1 and state.passes == 1
+
+
 def test_r6_draw_resets_pass_count() -> None:
     """R6: any draw or play between passes resets the count."""
     state = stuck_layout([n("blue", 4)], [n("green", 7)])
