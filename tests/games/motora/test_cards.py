@@ -42,6 +42,17 @@ def test_played_single_use_goes_to_bottom_and_is_public() -> None:
     assert any(e["type"] == "card_played" for e in st.events_since(1, 0)[0])
 
 
+def test_copies_of_a_single_use_card_make_one_option() -> None:
+    """README (window options: one per playable card design and target): two Blessings of
+    Renewal (TE05) with one destroyed tile are one option, not two."""
+    st = fresh(2)
+    st.destroyed["r3c4"] = True
+    first, second = give(st, 0, "TE05"), give(st, 0, "TE05")
+    offered = equipment.card_options(st, 0, "start_of_turn")
+    assert len(offered) == 1 and offered[0]["card"] in (first, second)
+    assert offered[0]["target"] == "r3c4"
+
+
 def test_before_consumption_cards() -> None:
     """CR13, CR14, CR15; RULES.md 11.4: food, water and shelter cards in the window before it."""
     st = fresh(2)
