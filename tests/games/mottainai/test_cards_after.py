@@ -125,6 +125,31 @@ def test_amulet_sells_a_bench_card_even_for_itself():
     assert names(s.players[0].sales) == ["Bell"]
 
 
+def test_the_pool_goes_on_after_an_effect_that_does_not_return_the_work():
+    """RULES 6.6: effects are picked from the pool one at a time, each at most once, until the
+    player stops; after Stool the rest of the pool (Amulet, Cloak) is offered again."""
+    s = start(
+        {
+            "seats": [
+                {
+                    "hand": ["Pin", "Amulet", "Bench"],
+                    "gallery": ["Stool", "Cloak"],
+                    "bench": ["Bell"],
+                },
+                {},
+            ],
+            "deck": ["Fan", "Crane", "Plane"],
+        }
+    )
+    smith(s, "Pin", "Amulet")
+    assert sorted(after_effects_offered(s)) == ["Amulet", "Cloak", "Stool"]
+    answer(s, "after_effect", effect="Stool")
+    assert sorted(after_effects_offered(s)) == ["Amulet", "Cloak"]
+    answer(s, "after_effect", effect="Amulet")
+    answer(s, "amulet_card", card="Bell")
+    assert after_effects_offered(s) == ["Cloak"]
+
+
 def test_cloak_returns_the_work_and_completes_metal():
     """Cloak, E-AFT-2: return the new work, then complete a Metal hand card for free."""
     s = start({"seats": [{"hand": ["Pin", "Crane", "Bell"], "gallery": ["Cloak"]}, {}]})
@@ -254,6 +279,26 @@ def after_effects_offered(s) -> list[str]:
     return [o["effect"] for o in pending[0].options if "effect" in o]
 
 
+def test_a_work_taken_by_shuriken_ends_the_game_at_once():
+    """E-AFT-8, RULES 10.1.2: the wing threshold is checked right after the taken work is
+    placed: a fifth work in a wing ends the game there."""
+    s = start(
+        {
+            "seats": [
+                {"hand": ["Pin", "Shuriken", "Bell", "Coin"], "gallery": ["Crane", "Fan", "Plane"]},
+                {"gallery": ["Bowl", "Cup", "Dice"], "gift_shop": ["Vase", "Jar"]},
+            ]
+        }
+    )
+    smith(s, "Pin", "Shuriken")
+    answer(s, "after_effect", effect="Shuriken")
+    answer(s, "shuriken_opponent", seat=1)
+    answer(s, "shuriken_work", card="Vase")
+    answer(s, "wing", wing="gallery")
+    assert len(s.players[0].gallery) == 5
+    assert not s.pending() and s.outcome().details["end"] == "wing"
+
+
 def test_ring_needs_an_opponent_with_strictly_more_sales():
     """Ring, E-BOO-2: counted after your own sale, an opponent with as many sales as you is no
     target; Ring is offered only against one with more."""
@@ -343,6 +388,16 @@ def test_flute_takes_an_opponents_paper_work():
     assert names(s.players[0].helpers) == ["Crane"] and not s.players[1].gallery
 
 
+def test_flute_reaches_paper_works_in_either_wing():
+    """Flute, E-BOO-1: an opponent's Paper works in the gift shop are targets too."""
+    s = start({"seats": [{"hand": ["Amulet"], "gallery": ["Flute"]}, {"gift_shop": ["Crane"]}]})
+    set_task(s, "Amulet")
+    answer(s, "action", action="task")
+    answer(s, "monk", source="flute")
+    answer(s, "flute_target", seat=1, zone="gift_shop", card="Crane")
+    assert names(s.players[0].helpers) == ["Crane"] and not s.players[1].shop
+
+
 def test_robe_sells_all_bench_cards_of_a_material():
     """Robe."""
     s = start(
@@ -383,6 +438,8 @@ def test_sword_hires_from_opponent_with_more_helpers():
     answer(s, "sword_card", card="Coin")
     assert names(s.players[0].helpers) == ["Coin"]
     assert task_events(s)[0]["actions"] == 1
+    used = {"type": "effect", "seat": 0, "effect": "Sword", "card": "Sword"}
+    assert all(used in s.events_since(seat, 0)[0] for seat in (0, 1))  # public (RULES 14)
 
 
 def test_sword_is_a_source_only_for_its_owner():

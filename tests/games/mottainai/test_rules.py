@@ -212,6 +212,31 @@ def test_craft_uses_bench_support_of_task_material():
     answer(s, "craft_work", card="Bench")
     answer(s, "wing", wing="gift_shop")
     assert names(s.players[0].shop) == ["Bench"] and names(s.players[0].bench) == ["Frog"]
+    done = {"type": "complete", "seat": 0, "card": "Bench", "wing": "gift_shop", "how": "craft"}
+    assert all(done in s.events_since(seat, 0)[0] for seat in (0, 1))  # public (RULES 14)
+
+
+def test_craft_support_offers_each_bench_card_once():
+    """RULES 6.3, E-TSK-8: the bench cards of the work's material are one generic option, to be
+    picked at most as many times as there are such cards (Crane's Paper cards fill the rest)."""
+    s = start(
+        {
+            "seats": [
+                {"hand": ["Bowl", "Cup"], "gallery": ["Crane"], "bench": ["Dice", "Fan", "Plane"]},
+                {},
+            ]
+        }
+    )
+    set_task(s, "Bowl")
+    answer(s, "action", action="craft")
+    answer(s, "craft_work", card="Cup")
+    assert [o["source"] for o in options_of(s, "support")] == ["bench", "crane", "crane"]
+    answer(s, "support", source="bench")
+    assert [o["source"] for o in options_of(s, "support")] == ["crane", "crane"]
+    answer(s, "support", source="crane", card="Fan")
+    answer(s, "wing", wing="gallery")
+    assert names(s.players[0].gallery) == ["Crane", "Cup"]
+    assert names(s.players[0].bench) == ["Dice", "Plane"]
 
 
 def test_mixed_hand_and_bench_support_not_allowed():
