@@ -38,6 +38,9 @@ def test_frog_extra_turn_only_when_not_ahead():
     assert s.current == 0
     turn = [e["event"] for e in s.event_log() if e["event"]["type"] == "turn"][-1]
     assert turn["seat"] == 0 and turn["extra"]
+    no_task(s)  # the extra turn is played once, then play goes on to the opponent
+    turns = [e["event"] for e in s.event_log() if e["event"]["type"] == "turn"]
+    assert [(t["seat"], t["extra"]) for t in turns[-2:]] == [(0, True), (1, False)]
     s = start({"seats": [{"hand": ["Pin", "Frog", "Amulet"]}, {}]})
     smith(s, "Pin", "Frog")
     assert s.current == 1  # opponent has fewer works: Frog not offered

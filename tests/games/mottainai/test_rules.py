@@ -71,6 +71,16 @@ def test_setup_card_is_not_a_task_and_is_discarded_face_up():
 # ----- 4 Turn structure ------------------------------------------------------------------------
 
 
+def test_turns_are_numbered_one_after_another():
+    """RULES 4: turns follow one another clockwise; the turn event numbers them in order."""
+    s = start({"seats": [{"hand": ["Bell"]}, {"hand": ["Pin"]}, {"hand": ["Cup"]}]}, players=3)
+    for _ in range(3):
+        no_task(s)
+    turns = [e["event"] for e in s.event_log() if e["event"]["type"] == "turn"]
+    first = turns[0]["turn"]
+    assert [(t["seat"], t["turn"]) for t in turns] == [(1, first), (2, first + 1), (0, first + 2)]
+
+
 def test_hand_limit_returns_one_at_a_time():
     """RULES 4.1.1, E-MOR-1: return down to five, each card beneath the previous one."""
     s = start({"seats": [{"hand": ["Bell", "Crane", "Fan", "Pin", "Ring", "Sword", "Coin"]}, {}]})
