@@ -496,6 +496,41 @@ def test_tapestry():
     assert breakdown(s, 0)["effects"] == 3
 
 
+def test_tapestry_with_go_set_counts_stone_works_of_the_other_wing():
+    """Tapestry, RULES 11 step 4: with Go Set, Stone works of the other wing count too."""
+    s = end_now(
+        {
+            "seats": [
+                {"gallery": ["Tapestry", "Go Set", "Crane"], "gift_shop": ["Amulet", "Bell"]},
+                {},
+            ]
+        }
+    )
+    assert breakdown(s, 0)["effects"] == 4  # three gallery works + the gift shop's Amulet
+
+
+def test_fountain_reveals_are_haniwa_helpers_when_the_game_ends_in_that_task():
+    """E-TSK-3, RULES 11 step 4: Stone cards revealed for Fountain count as helpers for Haniwa
+    if the game ends during that Clerk task (here Bell sells the deck's last card)."""
+    s = start(
+        {
+            "seats": [
+                {"gallery": ["Fountain", "Haniwa", "Bell"], "hand": ["Crane", "Amulet", "Bench"]},
+                {},
+            ],
+            "deck": ["Fan"],
+            "exact_deck": True,
+        }
+    )
+    set_task(s, "Crane")
+    answer(s, "fountain_reveal", card="Amulet")
+    answer(s, "fountain_reveal", card="Bench")
+    answer(s, "action", action="task")
+    answer(s, "clerk", source="bell")
+    assert not s.pending() and s.outcome().details["end"] == "deck_empty"
+    assert breakdown(s, 0)["effects"] == 3 * 2 and breakdown(s, 1)["effects"] == 0
+
+
 def test_haniwa():
     """Haniwa: +3 per helper of the most numerous helper material."""
     s = end_now({"seats": [{"gallery": ["Haniwa"], "helpers": ["Bowl", "Cup", "Bell"]}, {}]})

@@ -119,6 +119,9 @@ def test_chopsticks_old_task_to_sales():
     assert names(s.players[0].sales) == ["Bell"]
     s = start({"seats": [{"gallery": ["Chopsticks"], "task": "Bell", "task_face_down": True}, {}]})
     assert s.pending()[0].kind == "new_task" and names(s.floor) == ["Bell"]
+    s = start({"seats": [{"gallery": ["Chopsticks"], "task": "Bell"}, {}]})
+    answer(s, "chopsticks", choice="floor")  # declined: the old task goes to the floor
+    assert not s.players[0].sales and names(s.floor) == ["Bell"]
 
 
 def test_sketch_helper_becomes_task():
@@ -347,6 +350,33 @@ def test_go_set_stone_works_cover_in_both_wings():
     answer(s, "smith_work", card="Frog")
     answer(s, "wing", wing="gallery")
     assert not s.pending() and s.outcome().details["end"] == "wing"  # Gift Shop: 1 + 4 Stone
+
+
+def test_turtle_wins_for_the_owners_team():
+    """E-END-5, RULES 12: in the team game a satisfied Turtle makes its owner's team win, even
+    with fewer points."""
+    s = start(
+        {
+            "seats": [
+                {
+                    "gallery": ["Turtle", "Crane", "Amulet", "Cloak"],
+                    "hand": ["Bell", "Bowl", "Cup", "Dice"],
+                },
+                {"gallery": ["Coin", "Sword", "Ring"], "gift_shop": ["Flute"]},
+                {},
+                {"gallery": ["Gong", "Pin"]},
+            ]
+        },
+        players=4,
+        teams=True,
+    )
+    set_task(s, "Bell")
+    answer(s, "action", action="task")
+    answer(s, "smith_work", card="Bowl")
+    answer(s, "wing", wing="gift_shop")
+    out = s.outcome()
+    assert out.details["end"] == "turtle" and out.ranks == (0, 2, 0, 2)
+    assert out.details["team_scores"][0] < out.details["team_scores"][1]
 
 
 def test_turtle_wins_outright():
