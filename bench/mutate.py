@@ -131,6 +131,10 @@ def all_mutants(game: str) -> list[Mutant]:
     return out
 
 
+def _in_package(game: str, path: Path) -> str:
+    return path.relative_to(ROOT / "arena" / "games" / game).as_posix()
+
+
 def sample(found: Sequence[Mutant], n: int, seed: int) -> list[Mutant]:
     """The ``n`` mutants whose hash with ``seed`` is lowest: a fixed sample, which keeps a mutant
     in it however other code changes (unless new mutants come before it), in source order."""
@@ -427,7 +431,7 @@ def main() -> None:
         "seconds": round(time.monotonic() - started),
         "load_average": os.getloadavg()[0],
         "goal": GOAL,
-        "rule_modules": {g: [p.name for p in rule_modules(g)] for g in chosen},
+        "rule_modules": {g: [_in_package(g, p) for p in rule_modules(g)] for g in chosen},
     }
     below = [g for g, r in results.items() if r["score"] < GOAL]
     print(f"\nbelow {GOAL}% killed: {', '.join(below) or 'none'}")

@@ -348,6 +348,21 @@ def test_r33_turn_cap_ends_round_as_stalemate() -> None:
     assert end["reason"] == "turn_cap" and end["winner"] is None
 
 
+def test_r33_turn_cap_counts_the_turns_of_this_round() -> None:
+    """R33: max_turns_per_round N allows exactly N turns, counted from each round's start (a
+    new game: nobody is stuck, so two draws from the pile are two turns)."""
+    state = GAME.new(2, 5, {"max_turns_per_round": 2})
+    assert state.turns == 0 and state.view(0)["turn"] == 0
+    first = decision(state).seat
+    pick(state, "turn", who=first, action="draw", source="pile")
+    pick(state, "insert", index=0)
+    assert not events(state, 0, "round_end") and state.view(0)["turn"] == 1
+    pick(state, "turn", who=1 - first, action="draw", source="pile")
+    pick(state, "insert", index=0)
+    (end,) = events(state, 0, "round_end")
+    assert end["reason"] == "turn_cap"
+
+
 def test_r33_max_rounds_ends_game() -> None:
     """R33: the game ends after max_rounds rounds with the current totals."""
     state = build_state(

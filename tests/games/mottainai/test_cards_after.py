@@ -172,6 +172,21 @@ def test_poem_returns_paper_work_and_completes_top_card():
     assert names(s.players[0].shop) == ["Bowl"] and names(s.deck[:1]) == ["Crane"]
 
 
+def test_poem_only_after_a_paper_work():
+    """Poem, RULES 6.6: it fits a completed Paper work only; after a Stone work it is not
+    offered (Amulet is)."""
+    s = start(
+        {
+            "seats": [
+                {"hand": ["Pin", "Amulet", "Bench"], "gallery": ["Poem"], "bench": ["Bell"]},
+                {},
+            ]
+        }
+    )
+    smith(s, "Pin", "Amulet")
+    assert after_effects_offered(s) == ["Amulet"]
+
+
 def test_poem_chain_is_bounded():
     """E-AFT-9: with only Paper left, Poem can be used at most deck-size times in a chain."""
     s = start(

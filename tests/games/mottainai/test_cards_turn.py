@@ -57,6 +57,25 @@ def test_kite_copies_a_work_until_turn_end():
     assert s.current == 1 and not s.kite  # the copy ended with the turn
 
 
+def test_kite_copy_of_a_booster_works_at_noon():
+    """E-KITE-2, E-KITE-3: a copied booster works normally for the rest of the turn (Kite as a
+    Bell: a Clerk action may sell the deck's top card)."""
+    s = start(
+        {
+            "seats": [{"gallery": ["Kite"], "hand": ["Crane", "Fan"]}, {"gallery": ["Bell"]}],
+            "deck": ["Cup", "Bowl"],
+        }
+    )
+    answer(s, "morning_effect", effect="Kite")
+    answer(s, "kite_card", card="Fan")
+    answer(s, "kite_player", seat=1)
+    answer(s, "kite_work", card="Bell")
+    set_task(s, "Crane")
+    answer(s, "action", action="task")
+    answer(s, "clerk", source="bell")
+    assert names(s.players[0].sales) == ["Cup"]
+
+
 def test_pin_takes_a_tailor_action():
     """Pin, E-MOR-3: one Tailor action in the Morning."""
     s = start(
@@ -187,6 +206,17 @@ def test_figurine_and_flag_reveals_are_public():
         assert reveals_seen_by(s, 1) == [shown], effect
         assert reveals_seen_by(s, 0) == [shown], effect
         assert "Bowl" in names(s.players[0].hand)
+
+
+def test_fountain_only_before_a_clerk_task():
+    """Fountain, E-TSK-3: its reveals come before a Clerk (Paper) task only; a Monk task asks
+    nothing, and without Fountain a Clerk task asks nothing either."""
+    s = start({"seats": [{"gallery": ["Fountain"], "hand": ["Amulet", "Bench"]}, {}]})
+    set_task(s, "Amulet")
+    assert s.pending()[0].kind == "action"
+    s = start({"seats": [{"hand": ["Crane", "Amulet", "Bench"]}, {}]})
+    set_task(s, "Crane")
+    assert s.pending()[0].kind == "action"
 
 
 def test_fountain_stone_cards_count_as_clerk_helpers():
@@ -350,6 +380,27 @@ def test_go_set_stone_works_cover_in_both_wings():
     answer(s, "smith_work", card="Frog")
     answer(s, "wing", wing="gallery")
     assert not s.pending() and s.outcome().details["end"] == "wing"  # Gift Shop: 1 + 4 Stone
+
+
+def test_five_materials_without_the_turtle_end_nothing():
+    """E-END-5: only the Turtle's owner wins by owning works of all five materials."""
+    s = start(
+        {
+            "seats": [
+                {
+                    "gallery": ["Coin", "Crane", "Amulet", "Cloak"],
+                    "hand": ["Bell", "Bowl", "Cup", "Dice"],
+                },
+                {"gallery": ["Turtle", "Sword", "Ring"], "gift_shop": ["Flute"]},
+            ]
+        }
+    )
+    set_task(s, "Bell")
+    answer(s, "action", action="task")
+    answer(s, "smith_work", card="Bowl")
+    answer(s, "wing", wing="gift_shop")
+    assert len({C.DEFS[w % C.DECK_SIZE].material for w in s.players[0].works()}) == 5
+    assert s.pending() and not s.is_over()  # the game goes on
 
 
 def test_turtle_wins_for_the_owners_team():

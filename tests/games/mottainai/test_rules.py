@@ -279,6 +279,9 @@ def test_deck_empty_ends_at_once():
     assert not s.pending()
     assert s.outcome().details["end"] == "deck_empty"
     assert names(s.players[0].waiting) == ["Crane"]
+    out = s.outcome()  # every seat's view shows scores and ranks once over (README "Views")
+    for q in (0, 1):
+        assert s.view(q)["scores"] == list(out.scores) and s.view(q)["ranks"] == list(out.ranks)
 
 
 def test_fifth_work_ends_before_after_effects():
