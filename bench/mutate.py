@@ -58,11 +58,12 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,6 +193,47 @@ def mutated(copy: Path, mutant: Mutant | None) -> Iterator[None]:
         path.write_text(original)
 
 
+class Children:
+    """The running children, each the leader of its own process group, so that an interrupted
+    check (Ctrl-C, SIGTERM) kills them and their subprocesses instead of leaving them behind."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.groups: set[int] = set()
+        self.stopping = False
+
+    @contextmanager
+    def start(self, argv: list[str], cwd: Path, env: dict[str, str], sink: Any) -> Iterator[Any]:
+        with self.lock:
+            if self.stopping:
+                raise KeyboardInterrupt
+            child = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=env,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            self.groups.add(child.pid)
+        try:
+            with child:
+                yield child
+        finally:
+            with self.lock:
+                self.groups.discard(child.pid)
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopping = True
+            for group in self.groups:
+                with suppress(ProcessLookupError):
+                    os.killpg(group, signal.SIGKILL)
+
+
+CHILDREN = Children()
+
+
 def run_tests(
     copy: Path, game: str, baseline: Baseline | None, work: Path
 ) -> tuple[int, dict[str, Any]]:
@@ -210,14 +252,7 @@ def run_tests(
     output = work / "output.txt"
     with (
         output.open("wb") as sink,
-        subprocess.Popen(
-            [*command, "--", *args],
-            cwd=copy,
-            env=env,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        ) as child,
+        CHILDREN.start([*command, "--", *args], copy, env, sink) as child,
     ):
         try:
             status = child.wait(timeout=timeout)
@@ -332,18 +367,22 @@ def child(order_file: str, report_file: str, args: list[str]) -> int:
 # ----- the report ----------------------------------------------------------------------------
 
 
-def summary(game: str, chosen: list[Mutant], verdicts: dict[str, Verdict], found: int) -> dict:
+def summary(chosen: list[Mutant], verdicts: dict[str, Verdict], found: int) -> dict[str, Any]:
+    """One game's figures. ``killed_pc`` counts every sampled mutant; ``score`` leaves out the
+    survivors explained as equivalent (no test can kill them), the usual mutation score."""
     known = explained()
     killed = [m for m in chosen if verdicts[m.id].killed]
     survivors = [m for m in chosen if not verdicts[m.id].killed]
+    equivalent = sum(m.id in known for m in survivors)
     reasons = Counter(verdicts[m.id].reason.split(":")[0] for m in killed)
     return {
         "mutants": found,
         "sampled": len(chosen),
         "killed": len(killed),
         "survived": len(survivors),
-        "explained": sum(m.id in known for m in survivors),
-        "score": round(100 * len(killed) / max(1, len(chosen)), 1),
+        "explained": equivalent,
+        "killed_pc": round(100 * len(killed) / max(1, len(chosen)), 1),
+        "score": round(100 * len(killed) / max(1, len(chosen) - equivalent), 1),
         "kinds": dict(sorted(Counter(m.kind for m in chosen).items())),
         "killed_by": dict(sorted(reasons.items())),
         "survivors": [
@@ -361,7 +400,7 @@ def _order(m: Mutant) -> tuple[str, tuple[int, int]]:
 
 
 def print_summary(results: dict[str, dict]) -> None:
-    columns = ("mutants", "sampled", "killed", "survived", "explained", "score")
+    columns = ("mutants", "sampled", "killed", "survived", "explained", "killed_pc", "score")
     rows = [[game, *(r[c] for c in columns)] for game, r in results.items()]
     print("\n" + tabulate(rows, headers=["game", *columns]))
     for r in results.values():
@@ -398,43 +437,77 @@ def main() -> None:
             for m in ms:
                 print(f"{m.id} {m.path}:{m.line} {m.kind}: {m.change()}")
         return
+    signal.signal(signal.SIGTERM, _interrupted)
+    try:
+        verdicts, baselines, seconds = run(chosen, args.jobs)
+    except KeyboardInterrupt:
+        raise SystemExit("mutate: interrupted; no figures saved") from None
+    report(args, found, chosen, verdicts, baselines, seconds)
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def run(
+    chosen: dict[str, list[Mutant]], jobs: int
+) -> tuple[dict[str, Verdict], dict[str, Baseline], int]:
+    """The baselines, then every chosen mutant, ``jobs`` at a time; prints a line per mutant."""
     started = time.monotonic()
     verdicts: dict[str, Verdict] = {}
     with tempfile.TemporaryDirectory(prefix="arena-mutate-") as folder:
-        copies = Copies(Path(folder), args.jobs)
-        with ThreadPoolExecutor(args.jobs) as pool:
-            measured = {g: pool.submit(measure_baseline, copies, g) for g in chosen}
-            baselines = {g: future.result() for g, future in measured.items()}
-            for game, baseline in baselines.items():
-                print(f"{game}: tests pass without mutant in {baseline.seconds} s", flush=True)
-            jobs = [(g, m) for g, ms in chosen.items() for m in ms]
-            futures = {pool.submit(judge, copies, g, m, baselines[g]): (g, m) for g, m in jobs}
-            for done, future in enumerate(as_completed(futures), 1):
-                game, m = futures[future]
-                v = verdicts[m.id] = future.result()
-                state = "killed" if v.killed else "SURVIVED"
-                print(
-                    f"[{done}/{len(jobs)}] {state:8} {m.id} {m.path}:{m.line} {m.kind}: "
-                    f"{m.change(80)}  {v.reason[:120]} ({v.seconds} s)",
-                    flush=True,
-                )
-    results = {g: summary(g, ms, verdicts, len(found[g])) for g, ms in chosen.items()}
-    print_summary(results)
+        copies = Copies(Path(folder), jobs)
+        with ThreadPoolExecutor(jobs) as pool:
+            try:
+                measured = {g: pool.submit(measure_baseline, copies, g) for g in chosen}
+                baselines = {g: future.result() for g, future in measured.items()}
+                for game, baseline in baselines.items():
+                    print(f"{game}: tests pass without mutant in {baseline.seconds} s", flush=True)
+                work = [(g, m) for g, ms in chosen.items() for m in ms]
+                futures = {pool.submit(judge, copies, g, m, baselines[g]): m for g, m in work}
+                for done, future in enumerate(as_completed(futures), 1):
+                    m = futures[future]
+                    v = verdicts[m.id] = future.result()
+                    state = "killed" if v.killed else "SURVIVED"
+                    print(
+                        f"[{done}/{len(work)}] {state:8} {m.id} {m.path}:{m.line} {m.kind}: "
+                        f"{m.change(80)}  {v.reason[:120]} ({v.seconds} s)",
+                        flush=True,
+                    )
+            except BaseException:
+                CHILDREN.stop()
+                pool.shutdown(cancel_futures=True)
+                raise
+    return verdicts, baselines, round(time.monotonic() - started)
+
+
+def report(
+    args: argparse.Namespace,
+    found: dict[str, list[Mutant]],
+    chosen: dict[str, list[Mutant]],
+    verdicts: dict[str, Verdict],
+    baselines: dict[str, Baseline],
+    seconds: int,
+) -> None:
+    """Print the table and the survivors; save the figures for a whole run (or to ``--out``)."""
+    results = {g: summary(ms, verdicts, len(found[g])) for g, ms in chosen.items()}
     for game, r in results.items():
         r["baseline_s"] = baselines[game].seconds
+    print_summary(results)
+    below = [g for g, r in results.items() if r["score"] < GOAL]
+    print(f"\nscore below {GOAL}%: {', '.join(below) or 'none'}")
     meta = {
         "python": platform.python_version(),
         "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "seed": args.seed,
         "per_game": args.n if args.mutant is None else None,
         "jobs": args.jobs,
-        "seconds": round(time.monotonic() - started),
+        "seconds": seconds,
         "load_average": os.getloadavg()[0],
         "goal": GOAL,
+        "score": "killed / (sampled - explained equivalents), per cent",
         "rule_modules": {g: [_in_package(g, p) for p in rule_modules(g)] for g in chosen},
     }
-    below = [g for g, r in results.items() if r["score"] < GOAL]
-    print(f"\nbelow {GOAL}% killed: {', '.join(below) or 'none'}")
     whole = args.game is None and args.mutant is None
     out = args.out or (RESULTS if whole else None)
     if out is not None:
