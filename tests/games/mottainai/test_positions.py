@@ -234,7 +234,7 @@ def test_short_position_with_bad_options_names_the_options() -> None:
     one deck at 5) are refused as a position error on ``options``, with the reason."""
     for players, options, reason in (
         (3, {"teams": True}, "4 players"),
-        (5, {"two_decks": False}, ""),
+        (5, {"two_decks": False}, "needs two decks"),
     ):
         short = {"form": "short", "game": "mottainai", "players": players, "options": options}
         with pytest.raises(PositionError, match=reason) as caught:
