@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean bots
+.PHONY: demo test lint bench clean bots mutate
 
 SYSTEM := $(VENV)/.system-deps
 
@@ -45,6 +45,13 @@ lint: $(STAMP)
 # The other scripts in bench/ measure one part each and run on their own.
 bench: $(STAMP)
 	$(PY) bench/throughput.py
+
+# The mutation check of the game engines (bench/mutate.py, README "Change a rules engine"): MUTANTS
+# per game sampled with a fixed seed, each run against that game's tests; tens of minutes, so not
+# part of `make test`. Prints killed and survived per game and saves bench/results/mutate.json.
+MUTANTS ?= 100
+mutate: $(STAMP)
+	$(PY) bench/mutate.py -n $(MUTANTS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache replays sample_bots/node/node_modules sample_bots/cpp/build
