@@ -259,7 +259,8 @@ def _submit(
         try:
             with Registry(competition.registry) as registry:
                 done = submit(registry, folder, name, server.check_games,
-                              server.expanded_mb << 20, server.max_files)  # fmt: skip
+                              server.expanded_mb << 20, server.max_files,
+                              competition.runtime_paths)  # fmt: skip
         except (ManifestError, ContentError, RegistryError) as exc:
             raise Refused(400, _relative(str(exc), tmp)) from None
         except GateHostError as exc:
