@@ -209,11 +209,13 @@ def runtime_links(path_env: str | None) -> tuple[Path, ...]:
     found: set[Path] = set()
     for home in sorted(homes):
         found.update(_outward_links(home, system))
-    return tuple(sorted(found))
+    return tuple(p for p in sorted(found) if not _covered(p, found - {p}))
 
 
 def _outward_links(home: Path, system: Sequence[Path]) -> list[Path]:
-    """Resolved targets of the links under ``home`` that exist and lie outside ``system``."""
+    """Resolved targets of the links under ``home`` that exist and lie outside ``system``: the
+    folder holding a file target (``/etc/java-17-openjdk``), or the file where that folder
+    would be too shallow (``/etc`` itself is never shown)."""
     found, stack = [], [str(home)]
     while stack:
         try:
@@ -223,6 +225,8 @@ def _outward_links(home: Path, system: Sequence[Path]) -> list[Path]:
         for entry in entries:
             if entry.is_symlink():
                 target = Path(os.path.realpath(entry.path))
+                if target.is_file() and len(target.parent.parts) >= _SHALLOWEST_TARGET:
+                    target = target.parent  # one mount for a folder of settings, not one each
                 deep = len(target.parts) >= _SHALLOWEST_TARGET
                 if deep and target.exists() and not _covered(target, system):
                     found.append(target)

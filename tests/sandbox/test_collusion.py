@@ -68,6 +68,7 @@ def _logs(level: str, together: bool) -> tuple[dict[str, str], dict[str, str]]:
 
 
 @pytest.mark.parametrize("together", [True, False], ids=["one match", "two matches at once"])
+@pytest.mark.timeout(400)  # each wait of the bots is bounded (30 s); a busy host is slow
 def test_unsandboxed_the_channels_carry_every_bit(together: bool) -> None:
     """The control: the same bots do pass their secret when nothing stops them."""
     sender, receiver = _logs("rlimits", together)
