@@ -8,10 +8,15 @@ games against the other sample bots are in ``test_sample_bots.py``; a submission
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from arena.games import load_game
+from arena.match.bots import parse_bot
+from arena.match.referee import play_match
+from arena.match.results import Limits
 from tests.registry.helpers import ROOT, arena
 
 JAVA = ROOT / "sample_bots" / "java"
@@ -61,3 +66,50 @@ def test_the_registry_gate_compiles_it_in_the_sandbox(tmp_path: Path) -> None:
     shown = arena("bot", "show", "java_random", "--registry", str(registry))
     assert "active" in shown.stdout, shown.stdout + shown.stderr
     assert not (folder / "build").exists()  # built in the registry's copy, not the author's
+
+
+JZMQ_JAR, JZMQ_JNI = Path("/usr/share/java/zmq.jar"), Path("/usr/lib/x86_64-linux-gnu/jni")
+JZMQ_HELLO = """
+import org.zeromq.ZMQ;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+
+public final class Hello {
+    static void str(ByteArrayOutputStream o, String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        o.write(0xd9); o.write(b.length); o.write(b, 0, b.length);
+    }
+    public static void main(String[] args) {
+        ZMQ.Socket s = ZMQ.context(1).socket(ZMQ.DEALER);
+        s.connect(System.getenv("ARENA_ENDPOINT"));
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        o.write(0x85);  // a msgpack map of 5: the hello of PROTOCOL.md 5.1, packed by hand
+        str(o, "v"); o.write(1);
+        str(o, "type"); str(o, "hello");
+        str(o, "versions"); o.write(0x91); o.write(1);
+        str(o, "token"); str(o, System.getenv("ARENA_TOKEN"));
+        str(o, "name"); str(o, "jzmq");
+        s.send(o.toByteArray(), 0);
+        String welcome = new String(s.recv(0), StandardCharsets.ISO_8859_1);
+        System.err.println("JZMQ " + (welcome.contains("welcome") ? "welcomed" : "other"));
+        System.exit(3);
+    }
+}
+"""
+
+
+@pytest.mark.skipif(not JZMQ_JAR.is_file(), reason="jzmq missing (libzmq-java, libzmq-jni)")
+def test_the_libzmq_binding_advised_for_the_jvm_reaches_the_referee(tmp_path: Path) -> None:
+    """PROTOCOL.md 2.3: jzmq with -Djava.library.path speaks real ipc:// from the sandbox."""
+    (tmp_path / "Hello.java").write_text(JZMQ_HELLO)
+    compiled = subprocess.run(["javac", "-cp", str(JZMQ_JAR), "Hello.java"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert compiled.returncode == 0, compiled.stderr
+    tmp_path.chmod(0o755)
+    (tmp_path / "Hello.class").chmod(0o644)
+    command = f"java -Djava.library.path={JZMQ_JNI} -cp {tmp_path}:{JZMQ_JAR} Hello"
+    bots = [parse_bot(f"jzmq={command}"), parse_bot(f"python {ROOT / PYTHON_BOT}")]
+    result = play_match(load_game("happy_mochi"), bots, 1, limits=Limits(init_ms=20_000))
+    seat = result.seats[0]
+    assert "JZMQ welcomed" in seat.log_tail, seat  # the hello passed, the welcome came back
+    assert seat.status == "crashed"  # it exits after the welcome, as written

@@ -145,8 +145,8 @@ def view(
         for folder in _real_dirs(resolved):
             if not _covered(folder, runtime):  # on the organiser's PATH: part of the runtime
                 binds.append(folder if on_path else _own(folder, program, root))
-    script = next((a for a in argv[1:] if not a.startswith("-")), None)
-    if script is not None:
+    first = next((a for a in argv[1:] if not a.startswith("-")), None)
+    for script in first.split(":") if first else ():  # a class path names several
         path = Path(script) if os.path.isabs(script) else cwd / script
         if path.is_dir():
             folders = [Path(os.path.realpath(path))]

@@ -49,6 +49,8 @@ def test_files_inside_the_folder_and_the_runtime_are_shown(folders: Path) -> Non
     assert seen.binds == (alice,)
     classes = view(["java", "-cp", "build", "Bot"], alice, PATH, alice)  # a folder argument
     assert alice / "build" in classes.binds
+    jar = view(["java", "-cp", "build:/usr/share", "Bot"], alice, PATH, alice)  # a class path
+    assert jar.binds == (alice / "build",)
     python = view([sys.executable, "bot.py"], alice, PATH, alice)
     assert alice in python.binds and Path(sys.prefix) in python.binds
     assert view(["sh", "-c", "cat /etc/passwd"], alice, PATH, alice).binds == ()  # /usr only
@@ -62,6 +64,7 @@ def test_files_inside_the_folder_and_the_runtime_are_shown(folders: Path) -> Non
         ["../bob/bob.py"],
         [sys.executable, "../bob/bob.py"],
         ["./run.sh", ".."],
+        ["java", "-cp", "build:../bob", "Bot"],  # one entry of a class path
     ],
 )
 def test_anything_resolving_outside_the_folder_is_refused(folders: Path, argv: list[str]) -> None:
