@@ -27,8 +27,9 @@ demo: $(STAMP)
 test: $(STAMP) bots
 	$(PY) -m pytest -q -n auto
 
-# The sample bots in other languages: Node packages from the lock file, the C++ bot compiled.
-bots: sample_bots/node/node_modules/.installed sample_bots/cpp/build/random_bot
+# The sample bots in other languages: Node packages from the lock file, the C++ and Java bots
+# compiled (the Java one with the same command as its manifest's build).
+bots: sample_bots/node/node_modules/.installed sample_bots/cpp/build/random_bot sample_bots/java/build/RandomBot.class
 
 sample_bots/node/node_modules/.installed: sample_bots/node/package.json sample_bots/node/package-lock.json
 	cd sample_bots/node && npm ci --no-audit --no-fund --loglevel=error
@@ -36,6 +37,9 @@ sample_bots/node/node_modules/.installed: sample_bots/node/package.json sample_b
 
 sample_bots/cpp/build/random_bot: $(SYSTEM) $(wildcard sample_bots/cpp/*.cpp sample_bots/cpp/*.hpp sample_bots/cpp/Makefile)
 	$(MAKE) -C sample_bots/cpp
+
+sample_bots/java/build/RandomBot.class: $(SYSTEM) $(wildcard sample_bots/java/*.java)
+	cd sample_bots/java && javac -d build Json.java RandomBot.java
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -54,4 +58,4 @@ mutate: $(STAMP)
 	$(PY) bench/mutate.py -n $(MUTANTS)
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache replays sample_bots/node/node_modules sample_bots/cpp/build
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache replays sample_bots/node/node_modules sample_bots/cpp/build sample_bots/java/build

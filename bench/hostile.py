@@ -21,6 +21,7 @@ import atexit
 import ctypes
 import fcntl
 import json
+import multiprocessing
 import os
 import resource
 import shutil
@@ -214,6 +215,57 @@ def kept_check(field: str, expected: str) -> Callable[[Case, MatchResult], str |
 
 KEPT_LIMITS = Limits(init_ms=5000, move_ms=5000, bank_ms=5000)
 
+COLLUDE_CHANNELS = ("proc_locks", "flock", "fcntl", "ofd", "inotify")
+
+
+def _collude_specs(bots: Path, roles: list[str]) -> list[Any]:
+    """Seat 0 a random bot, then ``collude.py`` in each role (or a random bot for ``random``)."""
+    specs = [parse_bot(f"random0=python {bots}/random_bot.py --seed 0")]
+    for i, role in enumerate(roles, start=1):
+        script = "random_bot.py" if role == "random" else f"collude.py --{role} --wait 10"
+        specs.append(parse_bot(f"{role}{i}=python {bots}/{script}"))
+    return specs
+
+
+def _collude_match(bots: Path, roles: list[str]) -> MatchResult:
+    game, limits = load_game("happy_mochi"), Limits(init_ms=60_000, move_ms=1000, bank_ms=1000)
+    return play_match(game, _collude_specs(bots, roles), 7, {"max_rounds": 1}, limits)
+
+
+def colluding_seats(case: Case, bots: Path) -> MatchResult:
+    """A sender and a receiver in two seats of one match."""
+    return _collude_match(bots, ["send", "receive"])
+
+
+def colluding_matches(case: Case, bots: Path) -> MatchResult:
+    """A sender and a receiver in two matches played at once (processes of their own); the
+    receiver's seat is added to the sender's match result for the check."""
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        a = pool.apply_async(_collude_match, (bots, ["send", "random"]))
+        b = pool.apply_async(_collude_match, (bots, ["receive", "random"]))
+        sent, got = a.get(CASE_TIMEOUT_S), b.get(CASE_TIMEOUT_S)
+    sent.seats.append(got.seats[HOSTILE])
+    return sent
+
+
+def collusion_check(case: Case, result: MatchResult) -> str | None:
+    """Contained when no channel carried the secret: each failed, or decoded something else."""
+    if result.void is not None:
+        return f"match void: {result.void}"
+    said: dict[str, str] = {}
+    for seat in result.seats:
+        for line in seat.log_tail.splitlines():
+            if line.startswith("COLLUDE "):
+                key, _, value = line[len("COLLUDE ") :].partition(": ")
+                said[key] = value
+    if "sent" not in said:
+        return "the sender never sent"
+    leaked = [c for c in COLLUDE_CHANNELS if said.get(c) == said["sent"]]
+    if leaked:
+        return f"the secret passed through {', '.join(leaked)}"
+    return None
+
+
 CASES: list[Case] = [
     Case(
         "connections during the match", "connection_flood.py --after 1", ("too_many_connections",)
@@ -254,6 +306,21 @@ CASES: list[Case] = [
     Case("answers from a second connection", "spoof.py second", ("flood",), seats=2),
     Case("a second connection with the seat's routing id", "spoof.py routing_id", ("ok", "flood")),
     Case("crash before hello", "early_crash.py", ("crashed",), seats=2),
+    # Two seats of one author try to pass a secret through the files both sandboxes show.
+    Case(
+        "collusion: locks, /proc/locks, inotify between two seats",
+        "collude.py",
+        ("ok",),
+        play=colluding_seats,
+        check=collusion_check,
+    ),
+    Case(
+        "collusion: the same between two matches at once",
+        "collude.py",
+        ("ok",),
+        play=colluding_matches,
+        check=collusion_check,
+    ),
     Case(
         "hello to a wrong endpoint",
         "wrong_endpoint.py",

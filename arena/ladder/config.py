@@ -36,9 +36,18 @@ from arena.match.faults import FaultPolicy
 from arena.match.results import Limits
 from arena.names import RULE, is_ref, name_key, shown
 from arena.registry.gate import spec_of
+from arena.registry.manifest import run_outside
 from arena.registry.store import NoActiveVersion, Registry, RegistryError
-from arena.sandbox import LEVELS, SandboxError, SandboxLimits
+from arena.sandbox import (
+    LEVELS,
+    BotPathError,
+    SandboxError,
+    SandboxLimits,
+    check_command,
+    runtime_path_problem,
+)
 from arena.sandbox import choose as choose_level
+from arena.sandbox.limits import NUMBERS as LIMIT_NUMBERS
 
 FORMATS = ("round-robin", "gauntlet")
 MODELS = ("trueskill", "openskill")
@@ -176,6 +185,7 @@ _CHECKS: dict[str, Callable[[Any], bool]] = {
     "a string or an array of strings": lambda v: (
         isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
     ),
+    "an array of strings": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
     "true, false or a folder": lambda v: isinstance(v, bool | str),
     "true or false": lambda v: isinstance(v, bool),
 }
@@ -195,6 +205,7 @@ TOP_KEYS = (
     "options",
     "limits",
     "sandbox",
+    "runtime_paths",
     "reuse",
     "faults",
     "rating",
@@ -203,7 +214,7 @@ TOP_KEYS = (
     "bots",
 )
 CLOCK_KEYS = ("init_ms", "move_ms", "bank_ms", "grace_ms", "match_ms")
-SANDBOX_KEYS = tuple(SandboxLimits().as_dict())
+SANDBOX_KEYS = LIMIT_NUMBERS
 
 
 def load_ladder(
@@ -235,6 +246,13 @@ def load_ladder(
     )
     level = top.attempt(lambda: _sandbox_level(top, check_bots), None)
     registry = top.attempt(lambda: base / top.get("registry", "a string", "registry"), base)
+    database = top.attempt(
+        lambda: locate(top.get("database", "a string", f"{path.stem}.db"), base), base
+    )
+    replays = top.attempt(lambda: _replays(top, base, path.stem), None)
+    private = [base, registry, *(p for p in (database, replays) if isinstance(p, Path))]
+    runtime = top.attempt(lambda: _runtime_paths(top, private), ())
+    sandbox_limits = replace(sandbox_limits, runtime_paths=runtime)
     before = len(problems)
     following = "follow" in data  # a registry bot with no active version waits, unscheduled
     bots, refs = _bots(top, root, check_bots, sandbox_limits, level, registry, game, following)
@@ -253,10 +271,8 @@ def load_ladder(
             lambda: top.integer("max_tables", DEFAULT_MAX_TABLES, 1), DEFAULT_MAX_TABLES
         ),
         "rating": top.attempt(lambda: _rating(top.table("rating")), RatingSettings()),
-        "database": top.attempt(
-            lambda: locate(top.get("database", "a string", f"{path.stem}.db"), base), base
-        ),
-        "replays": top.attempt(lambda: _replays(top, base, path.stem), None),
+        "database": database,
+        "replays": replays,
     }
     follow = top.attempt(lambda: _follow(top), None) if "follow" in data else None
     shown: tuple[str, ...] = ()
@@ -395,7 +411,9 @@ def _bots(
         if check:
             try:
                 spec.check(running)
-            except BotCommandError as exc:
+                if "bot" not in entry:  # a registry version was checked by its gate
+                    check_command(spec.argv(), spec.cwd, limits.runtime_paths)
+            except (BotCommandError, BotPathError) as exc:
                 top.problems.append(str(item.error("command", str(exc))))
                 continue
         bots.append(spec)
@@ -422,6 +440,11 @@ def _registry_bot(
         raise item.error("bot", str(exc)) from None
     except RegistryError as exc:
         raise item.error("bot", str(exc)) from None
+    outside = run_outside(version.manifest.run)  # a version stored before the rule
+    if outside:
+        if following:
+            return None
+        raise item.error("bot", f"{version.ref}: its run: {outside}")
     games = version.manifest.games
     if game is not None and games and game.id not in games:
         message = f"{version.ref} plays {', '.join(games)}, not {game.id} (its manifest's games)"
@@ -535,6 +558,17 @@ def _rating(table: TableReader) -> RatingSettings:
         tau=table.number("tau", defaults.tau, 0.0),
         draw_probability=table.number("draw_probability", defaults.draw_probability, 0.0, 0.99),
     )
+
+
+def _runtime_paths(top: TableReader, private: list[Path]) -> tuple[str, ...]:
+    """``runtime_paths``: folders or files every bot is shown read-only as part of the runtime
+    (a JDK outside /usr); absolute, existing, and never the ladder's own places."""
+    value = top.get("runtime_paths", "an array of strings", [])
+    for path in value:
+        problem = runtime_path_problem(path, private)
+        if problem:
+            raise top.error("runtime_paths", problem)
+    return tuple(value)
 
 
 def _replays(top: TableReader, base: Path, stem: str) -> Path | None:

@@ -34,10 +34,12 @@ from arena.registry.content import MAX_BYTES, MAX_FILES, seal, snapshot, unseal
 from arena.registry.manifest import Manifest, pick
 from arena.registry.store import Registry, Version
 from arena.sandbox import (
+    BotPathError,
     HostError,
     SandboxError,
     SandboxLimits,
     bot_environment,
+    check_command,
     clean_output,
     launch,
 )
@@ -72,9 +74,11 @@ def submit(
     max_bytes: int = MAX_BYTES,
     max_files: int = MAX_FILES,
     claim: Callable[[str], None] | None = None,
+    runtime_paths: tuple[str, ...] = (),
 ) -> Submitted:
-    """Store ``folder`` as a new version (or find it stored) and run its gate; ``claim``:
-    see :meth:`Registry.add`."""
+    """Store ``folder`` as a new version (or find it stored) and run its gate; ``claim``: see
+    :meth:`Registry.add`; its build and checks are shown ``runtime_paths`` beside the system's
+    runtime (the competition's)."""
     folder = folder.resolve()
     manifest = pick(folder, name)
     bot = name or manifest.name
@@ -101,27 +105,38 @@ def submit(
     if known is not None and known.status not in ("building", "validating"):
         return Submitted(known, new=False)
     ref = known.ref if known is not None else f"{bot}@{number}"
-    return Submitted(run_gate(registry, ref, check_games), new=known is None)
+    gate = run_gate(registry, ref, check_games, runtime_paths)
+    return Submitted(gate, new=known is None)
 
 
-def run_gate(registry: Registry, ref: str, check_games: int = CHECK_GAMES) -> Version:
+def run_gate(
+    registry: Registry,
+    ref: str,
+    check_games: int = CHECK_GAMES,
+    runtime_paths: tuple[str, ...] = (),
+) -> Version:
     """Build and validate ``ref``; its final status. GateHostError for this machine's failures."""
+    limits = SandboxLimits(runtime_paths=runtime_paths)
     version = registry.set_status(ref, "building")
     if version.manifest.build:
-        ok, log = build(registry, version)
+        ok, log = build(registry, version, limits)
         tail = "\n".join(log.splitlines()[-LOG_TAIL_LINES:])
         if not ok:
             return registry.set_status(ref, "rejected", tail, build_log=log)
         version = registry.set_status(ref, "validating", build_log=log)
     else:
         version = registry.set_status(ref, "validating")
-    failed, report = validate(version, check_games)
+    try:  # what the build made may lead out of the folder (a link to /): refused by name
+        check_command(spec_of(version).argv(), version.folder, runtime_paths)
+    except BotPathError as exc:
+        return registry.set_status(ref, "rejected", f"run: {exc}")
+    failed, report = validate(version, check_games, limits)
     if failed:
         return registry.set_status(ref, "rejected", failed, validation=report)
     return registry.set_status(ref, "active", validation=report)
 
 
-def build(registry: Registry, version: Version) -> tuple[bool, str]:
+def build(registry: Registry, version: Version, limits: SandboxLimits) -> tuple[bool, str]:
     """Run the manifest's build in the sandbox with write access to the version's folder;
     (succeeded, its log). The folder is sealed again whatever happened."""
     log_path = registry.log_path(version.name, version.number)
@@ -133,7 +148,8 @@ def build(registry: Registry, version: Version) -> tuple[bool, str]:
     try:
         try:
             proc = launch(argv, cwd=folder, env=env, log_path=log_path,
-                          limits=BUILD_LIMITS, writable=folder)  # fmt: skip
+                          limits=replace(BUILD_LIMITS, runtime_paths=limits.runtime_paths),
+                          writable=folder)  # fmt: skip
         except (HostError, SandboxError) as exc:
             message = f"{version.ref}: this machine could not start its build: {exc}"
             raise GateHostError(message) from None
@@ -157,10 +173,11 @@ def build(registry: Registry, version: Version) -> tuple[bool, str]:
     return True, log
 
 
-def validate(version: Version, games: int) -> tuple[str, str]:
-    """``check-bot`` on every game the version names (all installed ones when it names none);
-    (the failed games' verdicts, empty when none failed; the reports one after the other)."""
-    spec = replace(spec_of(version), name=version.ref)
+def validate(version: Version, games: int, limits: SandboxLimits) -> tuple[str, str]:
+    """``check-bot`` on every game the version names (all installed ones when it names none),
+    in the sandbox ``limits``; (the failed games' verdicts, empty when none failed; the reports
+    one after the other)."""
+    spec = replace(spec_of(version), name=version.ref, limits=limits)
     names = version.manifest.games or tuple(available_games())
     reports, failed = [], []
     for game_id in names:

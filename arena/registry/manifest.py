@@ -10,13 +10,14 @@ from __future__ import annotations
 import shlex
 import tomllib
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from arena.games import available_games
 from arena.match.bots import TRANSPORTS
 from arena.names import RULE, is_name
 from arena.paths import PathError, read_beneath
+from arena.sandbox.paths import inside, system_runtime
 
 MANIFEST = "arena-bot.toml"
 KEYS = ("name", "language", "run", "build", "transport", "games", "files")
@@ -114,6 +115,25 @@ def pick(folder: Path, name: str | None) -> Manifest:
     raise ManifestError(f"{folder / MANIFEST}: no bot named {name!r} (bots: {names})")
 
 
+def run_outside(run: tuple[str, ...]) -> str:
+    """Why ``run`` names a file outside the bot's folder, or empty: a path climbing out with
+    ``..``, or an absolute one outside the system's runtime (the program, its arguments and
+    option values such as ``--classpath=...``). The sandbox checks again on the resolved
+    paths when the bot starts (``arena/sandbox/paths.py``): a link the build made is caught
+    there."""
+    for arg in run:
+        for piece in re.split(r"[=:,]", arg):
+            path = PurePosixPath(piece)
+            if ".." in path.parts:
+                return f"{arg!r} climbs out of the bot's folder: name files inside it"
+            if path.is_absolute() and not any(inside(Path(piece), r) for r in system_runtime()):
+                return (
+                    f"{arg!r} is outside the bot's folder: name files inside it, relative to "
+                    "it, or programs on PATH"
+                )
+    return ""
+
+
 def _bot(path: Path, prefix: str, data: Any) -> Manifest:
     def error(key: str, message: str) -> ManifestError:
         return ManifestError(f"{path}: {prefix}{key}: {message}")
@@ -149,6 +169,9 @@ def _bot(path: Path, prefix: str, data: Any) -> Manifest:
         run = tuple(shlex.split(text("run") or ""))
     except ValueError as exc:
         raise error("run", str(exc)) from None
+    outside = run_outside(run)
+    if outside:
+        raise error("run", outside)
     transport = data.get("transport", "zmq")
     if transport not in TRANSPORTS:
         got = _short(transport)

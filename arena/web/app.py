@@ -280,6 +280,7 @@ def _submit(
             with Registry(competition.registry) as registry:
                 done = submit(registry, folder, name, server.check_games,
                               server.expanded_mb << 20, server.max_files,
+                              runtime_paths=competition.runtime_paths,
                               claim=functools.partial(accounts.claim, author=author))  # fmt: skip
         except AccountError as exc:
             raise Refused(403, str(exc)) from None

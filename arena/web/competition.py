@@ -65,6 +65,7 @@ class Competition:
     server: ServerSettings
     registry: Path
     house: tuple[str, ...]  # names of the house bots (authors cannot take them)
+    runtime_paths: tuple[str, ...] = ()  # shown to every bot, builds too (ladders/README.md)
 
     @property
     def database(self) -> Location:
@@ -139,7 +140,8 @@ def load_competition(path: Path) -> Competition:
     house = tuple(str(b.get("name", "")) for b in ladder["bots"] if isinstance(b, dict))
     if "" in house:
         raise LadderConfigError(f"{label}: bots: every house bot needs a name")
-    return Competition(path, ladder, server, registry, house)
+    runtime = tuple(ladder.get("runtime_paths", ()))  # checked by load_ladder above
+    return Competition(path, ladder, server, registry, house, runtime)
 
 
 def _database(ladder: dict[str, Any], path: Path) -> Location:
