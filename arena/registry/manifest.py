@@ -7,6 +7,7 @@ with the file and the key, like a ladder file's. ``protocol/PROTOCOL.md`` docume
 
 from __future__ import annotations
 
+import re
 import shlex
 import tomllib
 from dataclasses import dataclass
