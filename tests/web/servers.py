@@ -19,7 +19,7 @@ from typing import Any
 from tests.web.competitions import ROOT
 
 ARENA = str(Path(sys.executable).parent / "arena")
-Serve = Callable[[Path], tuple[subprocess.Popen, str]]
+Serve = Callable[..., tuple[subprocess.Popen, str]]  # (competition file, *arguments)
 
 
 def until(
@@ -34,6 +34,18 @@ def until(
             return found
         time.sleep(pause)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def settled(get: Callable[[str], Any], ref: str, timeout: float = 240) -> dict[str, Any]:
+    """A version once its gate has spoken, polled as ``arena bot submit --server`` does;
+    ``get(path)`` is the JSON of an author's GET (``/api/bots/NAME@N``, with its reports)."""
+    from arena.registry.store import UNFINISHED
+
+    return until(
+        lambda: (v := get(f"/api/bots/{ref}"))["status"] not in UNFINISHED and v,
+        timeout=timeout,
+        what=f"{ref}'s gate",
+    )
 
 
 def free_port() -> int:
@@ -68,10 +80,10 @@ def serving(logs: Path) -> Iterator[Serve]:
     URL. Every server started is killed at the end, its workers and their bots with it."""
     started: list[subprocess.Popen] = []
 
-    def start(path: Path) -> tuple[subprocess.Popen, str]:
+    def start(path: Path, *extra: str) -> tuple[subprocess.Popen, str]:
         port = free_port()
         log = (logs / f"serve-{len(started)}.log").open("w")
-        argv = [ARENA, "serve", str(path), "--port", str(port)]
+        argv = [ARENA, "serve", str(path), "--port", str(port), *extra]
         proc = subprocess.Popen(
             argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
