@@ -92,11 +92,11 @@ class GateQueue:
         with Registry(self.registry) as registry:
             recover(registry)
             queued = sorted(registry.versions(status="queued"), key=lambda v: v.submitted_at)
-        with self.cond:
-            for version in queued:
-                author = self.owner(version.name) or ""
+        for version in queued:
+            author = self.owner(version.name) or ""
+            with self.cond:
                 self.pending[author] += 1
-                self.waiting["build"].append(Job(version.ref, author, "build"))
+            self._enter(version.ref, author)
         for thread in self.threads:
             thread.start()
 
@@ -129,7 +129,7 @@ class GateQueue:
         def admit(ref: str) -> None:
             nonlocal used
             used = True
-            self._queue(Job(ref, author, "build"))
+            self._enter(ref, author)
 
         try:
             yield admit
@@ -151,6 +151,17 @@ class GateQueue:
         with self.cond:
             waiting = sum(len(lane) for lane in self.waiting.values())
             return {"waiting": waiting, "running": len(self.children)}
+
+    def _enter(self, ref: str, author: str) -> None:
+        """Queue a ``queued`` version: in the build lane, or when it has nothing to build
+        straight in the validation lane (an honest bot never waits behind slow builds)."""
+        with Registry(self.registry) as registry:
+            if registry.get(ref).manifest.build:
+                step = "build"
+            else:
+                registry.set_status(ref, "validating")
+                step = "validate"
+        self._queue(Job(ref, author, step))
 
     def _queue(self, job: Job) -> None:
         with self.cond:
@@ -178,13 +189,7 @@ class GateQueue:
                 self._release(job.author)
 
     def _run(self, job: Job) -> str:
-        """Run one step in its own process; the version's status after it. A version with
-        nothing to build goes straight to validation, no process started."""
-        if job.step == "build":
-            with Registry(self.registry) as registry:
-                version = registry.get(job.ref)
-                if not version.manifest.build:
-                    return registry.set_status(job.ref, "validating").status
+        """Run one step in its own process; the version's status after it."""
         argv = [sys.executable, "-m", "arena.web.gates", job.step, str(self.registry), job.ref,
                 str(self.check_games), str(os.getpid())]  # fmt: skip
         with self.cond:

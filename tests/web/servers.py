@@ -76,17 +76,21 @@ def _group_alive(group: int) -> bool:
 
 
 def serving(logs: Path) -> Iterator[Serve]:
-    """Start ``arena serve`` on a competition file (its log in ``logs``); the process and its
-    URL. Every server started is killed at the end, its workers and their bots with it."""
+    """Start ``arena serve`` on a competition file, with more arguments and environment
+    variables when given (its log in ``logs``); the process and its URL. Every server started
+    is killed at the end, its workers and their bots with it."""
     started: list[subprocess.Popen] = []
 
-    def start(path: Path, *extra: str) -> tuple[subprocess.Popen, str]:
+    def start(
+        path: Path, *extra: str, env: dict[str, str] | None = None
+    ) -> tuple[subprocess.Popen, str]:
         port = free_port()
         log = (logs / f"serve-{len(started)}.log").open("w")
         argv = [ARENA, "serve", str(path), "--port", str(port), *extra]
         proc = subprocess.Popen(
-            argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
+            argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, **(env or {})},
+        )  # fmt: skip
         started.append(proc)
         url = f"http://127.0.0.1:{port}"
         until(lambda: _answers(url), timeout=60, what="the server to answer")
