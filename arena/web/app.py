@@ -125,6 +125,10 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
 
     async def post_bot(request: Request) -> Response:
         author = author_of(request)
+        try:
+            gates.check(author)  # refused before anything is read or counted
+        except Busy as exc:
+            raise Refused(429, str(exc), {"Retry-After": "60"}) from None
         count_upload(author)
         limit = server.upload_mb << 20
         declared = request.headers.get("content-length", "")

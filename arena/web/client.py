@@ -25,7 +25,7 @@ from arena.registry.store import UNFINISHED
 
 TIMEOUT_S = 300.0  # to send the archive (the server answers once it is stored)
 READ_TIMEOUT_S = 60.0
-POLL_S = 2.0
+POLL_S = 1.0
 
 
 class ClientError(RuntimeError):

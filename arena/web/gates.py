@@ -113,16 +113,22 @@ class GateQueue:
             if thread.is_alive():
                 thread.join(STOP_GRACE_S)
 
-    @contextlib.contextmanager
-    def admission(self, author: str) -> Iterator[Callable[[str], None]]:
-        """A place in the queue for one of ``author``'s versions, or Busy when they have as
-        many as allowed; the function given queues a version in it (unused: given back)."""
+    def check(self, author: str) -> None:
+        """Busy when ``author`` has as many versions in the queue as allowed (asked before an
+        upload is read, so a refused one costs nothing; :meth:`admission` decides)."""
         with self.cond:
             if self.pending[author] >= self.per_author:
                 raise Busy(
                     f"{author}: {self.pending[author]} of your versions are in the gate queue "
                     f"(at most {self.per_author}); submit again once one of them is through"
                 )
+
+    @contextlib.contextmanager
+    def admission(self, author: str) -> Iterator[Callable[[str], None]]:
+        """A place in the queue for one of ``author``'s versions, or Busy when they have as
+        many as allowed; the function given queues a version in it (unused: given back)."""
+        with self.cond:
+            self.check(author)
             self.pending[author] += 1
         used = False
 
@@ -228,12 +234,16 @@ def recover(registry: Registry) -> list[str]:
     moved = []
     for status in ("building", "validating"):
         for version in registry.versions(status=status):
-            with registry.working(version) as mine:
-                if mine:  # nobody else holds it: whoever ran its gate is gone
+            why = "the server stopped"
+            try:
+                with registry.working(version) as mine:
+                    if not mine:  # another process runs its gate now
+                        continue
                     seal(version.folder)
-                    why = "the server stopped"
-                    registry.set_status(version.ref, "waiting", _interrupted(version.ref, why))
-                    moved.append(version.ref)
+            except OSError as exc:  # its folder is gone or cannot be opened
+                why = f"the server stopped, and its folder cannot be opened: {exc.strerror}"
+            registry.set_status(version.ref, "waiting", _interrupted(version.ref, why))
+            moved.append(version.ref)
     with registry.locked():  # no submission is copying into a staging folder meanwhile
         for staging in registry.root.glob("incoming-*"):
             remove(staging)
