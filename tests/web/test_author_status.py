@@ -13,6 +13,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from arena.web.accounts import Accounts
 from arena.web.client import mine
 from arena.web.competition import load_competition
@@ -61,6 +63,9 @@ def _status(url: str, token: str, *args: str) -> subprocess.CompletedProcess[str
     return arena("bot", "status", "--server", url, "--token", token, *args)
 
 
+# Four uploads through the gate queue and two ladders of 12 matches: about 90 s on a loaded
+# 2-core machine; the bound is generous, never a measure of speed.
+@pytest.mark.timeout(300)
 def test_an_author_sees_their_crashes_and_no_one_elses_secrets(
     tmp_path: Path, served: Serve
 ) -> None:
