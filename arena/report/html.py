@@ -3,6 +3,10 @@
 It opens offline from the file system: no CDN, no network, no JavaScript library; plots are
 inline SVG (:mod:`arena.report.plots`), the stylesheet is inlined, and everything a bot or an author
 can write (names, statuses, details, stderr) is escaped by Jinja2's autoescaping.
+
+The report of a following ladder, which is played while its report is read, shows whole
+duplicate sets only (``arena/ladder/published.py``): a rotation's replay deals the cards of
+the rotations still to play.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from arena.ladder import database, run
 from arena.ladder.config import LadderConfig
+from arena.ladder.published import published
 from arena.ladder.ratings import head_to_head, ladder_stats, rate, seat_effects
 from arena.ladder.store import Store
 from arena.match.replay import ReplayError
@@ -63,6 +68,8 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
     store = Store.read(cfg.database, cfg.game.id)
     try:
         schedule, stored = run.records(cfg, store)
+        if cfg.follow is not None:
+            stored = published(store, stored)
         rows = store.match_rows()
     finally:
         store.close()

@@ -21,7 +21,7 @@ from typing import Any
 from tests.web.competitions import ROOT
 
 ARENA = str(Path(sys.executable).parent / "arena")
-Serve = Callable[[Path], tuple[subprocess.Popen, str]]
+Serve = Callable[..., tuple[subprocess.Popen, str]]  # (competition file, *arguments)
 
 
 def until(
@@ -36,6 +36,18 @@ def until(
             return found
         time.sleep(pause)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def settled(get: Callable[[str], Any], ref: str, timeout: float = 240) -> dict[str, Any]:
+    """A version once its gate has spoken, polled as ``arena bot submit --server`` does;
+    ``get(path)`` is the JSON of an author's GET (``/api/bots/NAME@N``, with its reports)."""
+    from arena.registry.store import UNFINISHED
+
+    return until(
+        lambda: (v := get(f"/api/bots/{ref}"))["status"] not in UNFINISHED and v,
+        timeout=timeout,
+        what=f"{ref}'s gate",
+    )
 
 
 def free_port() -> int:
@@ -90,17 +102,21 @@ def _group_alive(group: int) -> bool:
 
 
 def serving(logs: Path) -> Iterator[Serve]:
-    """Start ``arena serve`` on a competition file (its log in ``logs``); the process and its
-    URL. Every server started is killed at the end, its workers and their bots with it."""
+    """Start ``arena serve`` on a competition file, with more arguments and environment
+    variables when given (its log in ``logs``); the process and its URL. Every server started
+    is killed at the end, its workers and their bots with it."""
     started: list[subprocess.Popen] = []
 
-    def start(path: Path) -> tuple[subprocess.Popen, str]:
+    def start(
+        path: Path, *extra: str, env: dict[str, str] | None = None
+    ) -> tuple[subprocess.Popen, str]:
         port = free_port()
         log = (logs / f"serve-{len(started)}.log").open("w")
-        argv = [ARENA, "serve", str(path), "--port", str(port)]
+        argv = [ARENA, "serve", str(path), "--port", str(port), *extra]
         proc = subprocess.Popen(
-            argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
+            argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, **(env or {})},
+        )  # fmt: skip
         started.append(proc)
         url = f"http://127.0.0.1:{port}"
         until(lambda: _answers(url), timeout=60, what="the server to answer")

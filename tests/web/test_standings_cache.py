@@ -58,7 +58,7 @@ def test_repeated_requests_share_one_computation_until_a_match_is_stored(
         asked = iter([False])  # no when asked before the first match, yes from then on
         _play(competition, stop=lambda: next(asked, True))  # the first matches handed out
         first = client.get("/api/standings").json()
-        assert 1 <= first["stored"] < SCHEDULED
+        assert first["stored"] in (0, 3)  # whole duplicate sets only: 3 rotations each
         assert client.get("/").status_code == 200
         assert client.get("/bots/house-greedy").status_code == 200
         assert client.get("/api/standings").json() == first
