@@ -315,9 +315,10 @@ class Dispatcher:
     """Keeps the executor's slots full and yields ``(job, result)`` as matches finish, in any
     order, one per match however they were batched.
 
-    Two jobs of one ``deal`` are never in two jobs of the executor at once: they share the
-    cards, and seats in concurrent matches could pass them on. They may share one job (played
-    one after another); otherwise the second waits and the jobs behind it go first.
+    Two matches of one ``deal`` are never in two batches in flight at once: they share the
+    cards, and seats in concurrent matches could pass them on. They may share one batch
+    (played one after another by one worker); otherwise the second waits and the matches
+    queued behind it go first.
     """
 
     def __init__(self, executor: Executor, jobs: Iterable[Job] = ()) -> None:
