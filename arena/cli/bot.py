@@ -297,11 +297,10 @@ def _ratings(path: Path) -> dict[str, str]:
     except StoreError as exc:
         _fail(str(exc))
     with contextlib.closing(store):
-        rows = store.conn.execute("SELECT bot, mu, sigma, conservative FROM ratings").fetchall()
+        ratings = store.ratings()
     return {
-        r["bot"]: f"{r['mu']:.1f} ± {r['sigma']:.1f} (conservative {r['conservative']:.1f}) "
-        f"in {cfg.name}"
-        for r in rows
+        bot: f"{r.mu:.1f} ± {r.sigma:.1f} (conservative {r.conservative:.1f}) in {cfg.name}"
+        for bot, r in ratings.items()
     }
 
 

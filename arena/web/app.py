@@ -47,7 +47,6 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -60,10 +59,9 @@ from starlette.staticfiles import StaticFiles
 
 from arena.games import load_game
 from arena.ladder.config import LadderConfig, LadderConfigError
-from arena.ladder.follow import next_set
-from arena.ladder.published import is_published, published, published_ids
-from arena.ladder.ratings import ladder_stats, rate
-from arena.ladder.run import records, schedule_of
+from arena.ladder.published import is_published, published_ids
+from arena.ladder.run import schedule_for
+from arena.ladder.standings import standings
 from arena.ladder.store import NoDatabase, Store
 from arena.match.replay import ReplayError, read
 from arena.names import RULE, clash, clash_message, is_name, is_ref, shown
@@ -519,11 +517,8 @@ class StandingsCache:
 
 
 def _stored_mark(store: Store | None) -> tuple[Any, ...]:
-    """How many matches are stored and when the last one finished: a match stored or
-    forgotten changes it. One cheap query in standard SQL (the store may be another engine)."""
-    if store is None:
-        return ()
-    return tuple(store.conn.execute("SELECT COUNT(*), MAX(finished_at) FROM matches").fetchone())
+    """What changes when a match is stored or forgotten (``Store.stored_mark``)."""
+    return store.stored_mark() if store is not None else ()
 
 
 def _standings(cfg: LadderConfig | None, store: Store | None) -> dict[str, Any]:
@@ -532,13 +527,10 @@ def _standings(cfg: LadderConfig | None, store: Store | None) -> dict[str, Any]:
              "history": [], "history_svg": ""}  # fmt: skip
     if cfg is None or store is None:
         return empty | {"history_svg_of": lambda _name: ""}
-    _, every = records(cfg, store)
-    stored = published(store, every)
+    table = standings(cfg, store, public=True)
+    stored, stats, history, order = table.stored, table.stats, table.history, table.order
     rows = store.match_rows()
     bots = list(cfg.bot_names)
-    stats = ladder_stats(stored, cfg.rating, bots)
-    _, history = rate(stored, cfg.rating, bots)
-    order = [s.bot for s in stats]
     matches = [
         {
             "id": r.match_id,
@@ -554,7 +546,7 @@ def _standings(cfg: LadderConfig | None, store: Store | None) -> dict[str, Any]:
         "stats": stats,
         "places": place_labels(stats),
         "stored": len(stored),
-        "unpublished": len(every) - len(stored),
+        "unpublished": table.hidden,
         "matches": matches,
         "history": history,
         "history_svg": _plot(history, order) if stored else "",
@@ -580,16 +572,10 @@ def _queue(competition: Competition, runner: Runner, gates: GateQueue) -> dict[s
     cfg = _ladder(competition)
     midnight = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
     with _reading(competition) as store:
-        done = store.done_ids() if store is not None else set()
         today = store.matches_since(midnight) if store is not None else []
         public = published_ids(store) if store is not None else set()
         done_today = [m for m in today if m in public]
-        if cfg is not None and store is not None and cfg.follow is not None:
-            upcoming = next_set(cfg, store)  # the set being played, else the next one
-        elif cfg is not None:
-            upcoming = [s for s in schedule_of(cfg) if s.match_id not in done]
-        else:
-            upcoming = []
+        upcoming = schedule_for(cfg).upcoming(store) if cfg is not None else []
     held = runner.running()
     running = [{"id": s.match_id, "bots": list(s.bots)} for s in upcoming if s.match_id in held]
     waiting = [{"id": s.match_id, "bots": list(s.bots)} for s in upcoming if s.match_id not in held]
@@ -635,18 +621,11 @@ def _public_replay(competition: Competition, match_id: str) -> dict[str, Any] | 
     with _reading(competition) as store:
         if store is None or not is_published(store, match_id):
             return None
-        row = store.conn.execute(
-            "SELECT replay_path FROM matches WHERE id = ?", (match_id,)
-        ).fetchone()
-    if (
-        row is None
-        or not row[0]
-        or not is_inside(replays, Path(row[0]))
-        or not Path(row[0]).is_file()
-    ):
+        path = store.replay_path(match_id)
+    if path is None or not is_inside(replays, path) or not path.is_file():
         return None
     try:
-        data = read(Path(row[0]))
+        data = read(path)
     except (ReplayError, OSError):
         return None
     data["result"] = [

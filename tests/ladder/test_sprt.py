@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder import run as ladder
+from arena.ladder import loop as ladder
 from arena.ladder.config import load_ladder
 from arena.ladder.sprt import Stopped, database, fillers, play_until_decided, set_matches
 from arena.ladder.stats import SprtSettings
