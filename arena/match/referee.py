@@ -54,7 +54,6 @@ caused it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import resource
@@ -70,6 +69,7 @@ import zmq
 
 from arena import sandbox
 from arena.games.base import Decision, Game, State, competition_ranks
+from arena.games.rng import KeyedRandom
 from arena.match import replay
 from arena.match.bots import BotSpec
 from arena.match.channels import (
@@ -98,10 +98,10 @@ BYTES_PER_TURN = 2  # times max_message_bytes a seat may send between two of its
 NOISE_LIMIT = 64  # stale_seq and unexpected messages per seat and match before a flood fault
 
 
-def default_match_id(game: str, seed: int, names: Sequence[str], options: Mapping[str, Any]) -> str:
-    """A stable id, so the same match played twice has the same id and replay header."""
-    key = json.dumps([game, seed, list(names), dict(sorted(options.items()))], default=str)
-    return hashlib.sha256(key.encode()).hexdigest()[:16]
+def new_match_id() -> str:
+    """A fresh random id for a match that was not given one. Never derived from the seed: a bot
+    sees the id, and a digest of a guessable seed would tell it which seed deals its cards."""
+    return secrets.token_hex(8)
 
 
 @dataclass
@@ -123,7 +123,7 @@ class _Seat:
         self.index = index
         self.spec = spec
         self.channel: Channel | None = None
-        self.rng = rng  # substitute choices
+        self.rng = rng  # substitute choices: the others see them, so never an MT of the seed
         self.token = secrets.token_hex(16)
         self.proc: sandbox.BotProcess | None = None
         self.watched = False  # its pidfd is in the poller
@@ -183,8 +183,7 @@ class Referee:
         self.position = position  # a full position to start from (Game.load) instead of a deal
         self.options = game.resolve_options(options, len(self.bots))
         self.limits = limits or Limits()
-        names = [b.name for b in self.bots]
-        self.match_id = match_id or default_match_id(game.id, seed, names, self.options)
+        self.match_id = match_id or new_match_id()
         self.ask_forced = ask_forced
         self.policy = policy or FaultPolicy()
         self.sandbox_limits = sandbox_limits or sandbox.SandboxLimits()
@@ -194,7 +193,7 @@ class Referee:
         self.records: list[dict[str, Any]] = []
         self.poller = zmq.Poller()
         self.seats = [
-            _Seat(i, spec, self.limits.bank_ms, random.Random(f"{seed}/substitute/{i}"))
+            _Seat(i, spec, self.limits.bank_ms, KeyedRandom(f"{seed}/substitute/{i}"))
             for i, spec in enumerate(self.bots)
         ]
 
