@@ -282,7 +282,7 @@ def bare_workers(count: int, rounds: int, tmpdir: str | None = None) -> float:
         mock.patch.dict(os.environ, where),
     ):
         cfg = load_ladder(ladder_bench.ladder_file(Path(tmp), rounds))
-        jobs = [match_job(cfg, spec) for spec in schedule_of(cfg)]
+        jobs = [match_job(cfg, spec, bytes(32)) for spec in schedule_of(cfg)]  # any deal key
         ready, ends = spawn.Barrier(count), spawn.Queue()
         workers = [
             spawn.Process(target=_bare_worker, args=(jobs, ready, ends)) for _ in range(count)

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from arena.ladder import database
 from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
+from arena.ladder.deal_key import deal_key
 from arena.ladder.executor import Dispatcher, Executor, Job
 from arena.ladder.matchmaking import next_table
 from arena.ladder.ratings import MatchRecord, rate
@@ -151,7 +152,7 @@ def follow_ladder(
             if not specs:
                 time.sleep(cfg.follow.poll_s if cfg.follow else 1.0)
                 continue
-            played_now, faults_now = _play(cfg, executor, store, specs)
+            played_now, faults_now = _play(cfg, executor, store, specs, deal_key(store))
             played += played_now
             faults += faults_now
             apply_crash_policy(cfg, store, {b for s in specs for b in s.bots})
@@ -167,11 +168,11 @@ def follow_ladder(
 
 
 def _play(
-    cfg: LadderConfig, executor: Executor, store: Store, specs: list[MatchSpec]
+    cfg: LadderConfig, executor: Executor, store: Store, specs: list[MatchSpec], key: bytes
 ) -> tuple[int, int]:
-    """Play one set's matches (void ones retried); (stored, bot faults)."""
+    """Play one set's matches (void ones retried) dealt from ``key``; (stored, bot faults)."""
     by_id = {s.match_id: s for s in specs}
-    jobs = [Job(s.match_id, match_job(cfg, s)) for s in specs]
+    jobs = [Job(s.match_id, match_job(cfg, s, key)) for s in specs]
     dispatcher = Dispatcher(executor, jobs)
     played = faults = 0
     for job, result in dispatcher:

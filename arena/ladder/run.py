@@ -29,9 +29,10 @@ from typing import Any
 from arena import sandbox
 from arena.ladder import database
 from arena.ladder.config import LadderConfig
+from arena.ladder.deal_key import deal_key
 from arena.ladder.executor import Dispatcher, Executor, Job
 from arena.ladder.ratings import BotStats, MatchRecord, ladder_stats, rate
-from arena.ladder.schedule import MatchSpec, build_schedule
+from arena.ladder.schedule import MatchSpec, build_schedule, engine_seed
 from arena.ladder.store import StorageError, Store, storage_error
 from arena.match.bots import BotSpec
 from arena.match.results import is_host_void
@@ -90,13 +91,14 @@ def schedule_of(cfg: LadderConfig) -> list[MatchSpec]:
     )
 
 
-def match_job(cfg: LadderConfig, spec: MatchSpec) -> dict[str, Any]:
-    """Everything a worker needs to play ``spec``: plain data, absolute paths."""
+def match_job(cfg: LadderConfig, spec: MatchSpec, key: bytes) -> dict[str, Any]:
+    """Everything a worker needs to play ``spec``: plain data, absolute paths. The engine
+    seed comes from the ladder's secret deal ``key`` (``deal_key``), never the schedule."""
     bots = {b.name: b for b in cfg.bots}
     return {
         "match_id": spec.match_id,
         "game": cfg.game.id,
-        "seed": spec.seed,
+        "seed": engine_seed(key, spec.seed),
         "options": cfg.options,
         "limits": cfg.limits.as_dict(),
         "sandbox_limits": cfg.sandbox_limits.as_dict(),
@@ -212,6 +214,7 @@ def _run(
     started = time.monotonic()
     schedule = schedule_of(cfg)
     register(cfg, store)
+    secret = deal_key(store)
     done = store.done_ids()
     specs = {s.match_id: s for s in schedule if s.match_id not in done}
     own_voids = store.match_voids()
@@ -219,7 +222,7 @@ def _run(
         _blocked(store, specs[k], n) for k, n in own_voids.items() if k in specs and n >= MAX_VOIDS
     ]
     jobs = [
-        Job(key, match_job(cfg, spec), solo=key in own_voids)
+        Job(key, match_job(cfg, spec, secret), solo=key in own_voids)
         for key, spec in specs.items()
         if own_voids.get(key, 0) < MAX_VOIDS
     ]

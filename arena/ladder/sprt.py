@@ -23,6 +23,7 @@ from pathlib import Path
 from arena.ladder import database as db
 from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig
+from arena.ladder.deal_key import deal_key
 from arena.ladder.executor import Dispatcher, Executor, Job
 from arena.ladder.ratings import set_relative_scores
 from arena.ladder.schedule import MatchSpec, digest, duplicate_set
@@ -123,6 +124,7 @@ def _play(test: _Test, store: Store, executor: Executor, progress: Progress | No
     """Hand out the sets the test may need next, store what finishes, stop at the decision."""
     cfg, max_sets = test.cfg, len(test.sets)
     store.register_bots(cfg.bots)
+    secret = deal_key(store)
     state, before = test.state(store)
     complete = before
     if progress is not None:
@@ -145,7 +147,7 @@ def _play(test: _Test, store: Store, executor: Executor, progress: Progress | No
                     f"look into it, then delete {store.path} to start the test afresh"
                 )
             if spec.match_id not in done:
-                dispatcher.queue.append(Job(spec.match_id, ladder.match_job(cfg, spec)))
+                dispatcher.queue.append(Job(spec.match_id, ladder.match_job(cfg, spec, secret)))
         queued = max(queued, upto)
 
     if state.decision is None and complete < max_sets:
