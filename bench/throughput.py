@@ -283,7 +283,8 @@ def bare_workers(count: int, rounds: int, tmpdir: str | None = None) -> float:
         mock.patch.dict(os.environ, where),
     ):
         cfg = load_ladder(ladder_bench.ladder_file(Path(tmp), rounds))
-        jobs = [MatchJob.of(cfg, spec).as_dict() for spec in schedule_of(cfg)]
+        key = bytes(32)  # any deal key: only the time is measured
+        jobs = [MatchJob.of(cfg, spec, key).as_dict() for spec in schedule_of(cfg)]
         ready, ends = spawn.Barrier(count), spawn.Queue()
         workers = [
             spawn.Process(target=_bare_worker, args=(jobs, ready, ends)) for _ in range(count)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.ladder.config import LadderConfig
-from arena.ladder.schedule import MatchSpec
+from arena.ladder.schedule import MatchSpec, engine_seed
 from arena.match.bots import BotSpec
 from arena.match.faults import FaultPolicy
 from arena.match.results import Limits, is_host_void
@@ -37,13 +37,14 @@ class MatchJob:
     lane: int  # a kept bot process plays one rotation: never a deal twice
 
     @classmethod
-    def of(cls, cfg: LadderConfig, spec: MatchSpec) -> MatchJob:
-        """The job of ``spec``, a match of the ladder ``cfg``."""
+    def of(cls, cfg: LadderConfig, spec: MatchSpec, key: bytes) -> MatchJob:
+        """The job of ``spec``, a match of the ladder ``cfg`` whose secret deal key is ``key``:
+        the engine seed comes from it (``engine_seed``), never from the schedule alone."""
         bots = {b.name: b for b in cfg.bots}
         return cls(
             match_id=spec.match_id,
             game=cfg.game.id,
-            seed=spec.seed,
+            seed=engine_seed(key, spec.seed),
             options=cfg.options,
             limits=cfg.limits,
             sandbox_limits=cfg.sandbox_limits,

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from arena import sandbox
 from arena.ladder.config import LadderConfig
+from arena.ladder.deal_key import deal_key
 from arena.ladder.executor import Dispatcher, Executor, Job
 from arena.ladder.jobs import MatchJob, Returned
 from arena.ladder.ratings import MatchRecord, rate
@@ -180,6 +181,7 @@ class _Loop:
         self.dispatcher = Dispatcher(executor)
         self.tally = Tally()
         self.own_voids = store.match_voids()
+        self.key = deal_key(store)  # every engine seed is an HMAC under it
         self.held: dict[str, MatchSpec] = {}  # handed out, not settled yet
         self.host_failure = ""
         self.stopped = False  # what ``stop()`` said when last asked
@@ -247,7 +249,7 @@ class _Loop:
                 continue
             self.held[spec.match_id] = spec
             deal = spec.set_id if authors.intersection(spec.table) else None
-            self.dispatcher.add(Job(MatchJob.of(cfg, spec), solo=voids > 0, deal=deal))
+            self.dispatcher.add(Job(MatchJob.of(cfg, spec, self.key), solo=voids > 0, deal=deal))
 
     def settle(self, job: Job, returned: Returned) -> bool:
         """Store a match or record its void; False when it is played again."""

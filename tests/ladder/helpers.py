@@ -12,8 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena.ladder.deal_key import key_path
 from arena.ladder.executor import Executor
 from arena.ladder.jobs import MatchJob, Returned
+from arena.ladder.store import Store
 from arena.match.faults import FaultPolicy
 from arena.match.results import Limits
 from arena.sandbox import SandboxLimits
@@ -22,6 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")
 RANDOM = ROOT / "sample_bots" / "python" / "random_bot.py"
 SHORT = {"max_rounds": 1, "max_turns_per_round": 10}
+# The tests' deal key (tiny.db.key beside every tiny ladder's database, see share_key), so copies
+# of one ladder in different folders deal alike, as copies sharing a key file would: their
+# tables can then be compared, and made-up results (SyntheticExecutor) are the same every run.
+TEST_KEY = "5e" * 32
 
 
 def toml_value(value: object) -> str:
@@ -35,13 +41,17 @@ def write_ladder(
     rounds: int = 3,
     extra: str = "",
     own_bot_copy: bool = False,
+    key: bool = True,
 ) -> Path:
     """``folder/tiny.toml``: ``bots`` random bots, short matches; returns its path.
 
     With ``own_bot_copy`` the bots run a copy of random_bot.py inside ``folder``, so a test can
-    find every bot process of this ladder by its command line.
+    find every bot process of this ladder by its command line. With ``key`` its database (by
+    default ``tiny.db``) deals from ``TEST_KEY``; without, it makes its own on its first run.
     """
     folder.mkdir(parents=True, exist_ok=True)
+    if key:
+        share_key(folder / "tiny.db")
     script = RANDOM
     if own_bot_copy:
         script = folder / "bots" / "random_bot.py"
@@ -63,6 +73,20 @@ def write_ladder(
     path = folder / "tiny.toml"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def share_key(location: Path | str) -> None:
+    """Give the database at ``location`` the tests' deal key (``TEST_KEY``) before its first
+    run: a SQLite file's key file beside it, a PostgreSQL database's ``meta`` row."""
+    if isinstance(location, Path):
+        key_path(location).write_text(TEST_KEY + "\n")
+        key_path(location).chmod(0o600)
+        return
+    store = Store.create(location, "happy_mochi")
+    try:
+        store.conn.execute("INSERT INTO meta VALUES ('deal_key', ?)", (TEST_KEY,))
+    finally:
+        store.close()
 
 
 def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:

@@ -129,7 +129,7 @@ def test_a_job_handed_out_after_a_worker_died_goes_to_a_fresh_pool(tmp_path: Pat
     """The runner may hand out a job after a worker died and before it saw any of that
     worker's results: the job must start on a fresh pool, not fail the run."""
     cfg = load_ladder(write_ladder(tmp_path, rounds=ROUNDS))
-    jobs = [MatchJob.of(cfg, spec) for spec in ladder.schedule_of(cfg)]
+    jobs = [MatchJob.of(cfg, spec, bytes(32)) for spec in ladder.schedule_of(cfg)]
     with LocalExecutor(1) as executor:
         [first] = executor.outcome(executor.submit(jobs[:1]))
         lost = executor.submit(jobs[1:6])

@@ -225,7 +225,7 @@ def test_a_following_ladder_passes_over_a_match_that_keeps_voiding(tmp_path: Pat
 def test_a_job_crosses_to_a_worker_and_back_as_plain_data(tmp_path: Path) -> None:
     cfg = load_ladder(write_ladder(tmp_path, extra=f'replays = "{tmp_path}/replays"'))
     spec = ladder.schedule_of(cfg)[3]
-    match = MatchJob.of(cfg, spec)
+    match = MatchJob.of(cfg, spec, bytes(32))
     plain = match.as_dict()
     assert json.loads(json.dumps(plain)) == plain  # nothing but plain data
     assert MatchJob.from_dict(plain) == match

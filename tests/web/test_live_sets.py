@@ -8,14 +8,17 @@ and API a visitor or the author can read, and the static report of the following
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+from arena.ladder.deal_key import deal_key
 from arena.ladder.executor import run_match
 from arena.ladder.follow import next_set
-from arena.ladder.run import match_job, register
+from arena.ladder.jobs import MatchJob
+from arena.ladder.loop import register
 from arena.ladder.schedule import MatchSpec
 from arena.ladder.store import Store
 from arena.report.html import write_report
@@ -34,12 +37,11 @@ def _play(competition: Competition, store: Store, spec: MatchSpec) -> None:
     """Play one rotation with fresh bot processes and store it, as the ladder's worker does."""
     cfg = competition.ladder(check_bots=True)
     assert cfg is not None
-    job = match_job(cfg, spec)
-    for bot in job["bots"]:
-        bot["reuse"] = False  # no process kept in the test's own pool
-    result = run_match(job)
-    assert not result.get("void"), result
-    store.record_match(spec, result, 1)
+    job = MatchJob.of(cfg, spec, deal_key(store))
+    fresh = tuple(dataclasses.replace(b, reuse=False) for b in job.bots)  # none kept here
+    returned = run_match(dataclasses.replace(job, bots=fresh).as_dict())
+    assert returned.void is None and returned.result is not None, returned
+    store.record_match(spec, returned.result, 1)
 
 
 def _text(url: str, path: str) -> tuple[int, str]:

@@ -20,6 +20,7 @@ from arena.web.accounts import Accounts
 from arena.web.app import create_app
 from arena.web.client import pack
 from arena.web.competition import Competition, load_competition
+from tests.ladder.helpers import share_key
 from tests.registry.helpers import bot_folder
 from tests.web.competitions import bot_archive, chatty, write_competition
 from tests.web.servers import Serve, free_port, get_json, settled, until
@@ -232,6 +233,8 @@ def test_sigkill_of_the_server_then_of_a_worker_loses_and_doubles_no_match(
                                database=new_database())  # fmt: skip
     calm = write_competition(tmp_path / "calm", house=3, rounds=2, slow=True,
                              database=new_database())  # fmt: skip
+    for competition in (killed, calm):  # one deal key: the same deals, so the same standings
+        share_key(load_competition(competition).database)
     database = load_competition(killed).database
     proc, url = served(killed)
 
