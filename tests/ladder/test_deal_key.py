@@ -17,6 +17,7 @@ import pytest
 from arena.ladder import run as ladder
 from arena.ladder.config import load_ladder
 from arena.ladder.deal_key import deal_key, fingerprint, key_path
+from arena.ladder.jobs import MatchJob
 from arena.ladder.schedule import engine_seed
 from arena.ladder.store import Store, StoreError
 
@@ -32,8 +33,8 @@ class Watching(SyntheticExecutor):
         super().__init__()
         self.jobs: list[dict[str, Any]] = []
 
-    def submit(self, jobs: list[dict[str, Any]]) -> Any:
-        self.jobs += jobs
+    def submit(self, jobs: list[MatchJob]) -> Any:
+        self.jobs += [job.as_dict() for job in jobs]
         return super().submit(jobs)
 
 

@@ -76,6 +76,28 @@ def post_archive(
         return exc.code, json.loads(exc.read())
 
 
+def uploaded(
+    url: str, token: str, body: bytes, name: str | None = None
+) -> tuple[int, dict[str, Any]]:
+    """``post_archive``, then, for a stored version, its state once its gate has spoken (with
+    its reports), polled as the author would; a refusal is returned as it came."""
+    status, answer = post_archive(url, token, body, name)
+    if status in (200, 201):
+        answer = gate_outcome(url, token, answer["version"])
+    return status, answer
+
+
+def gate_outcome(url: str, token: str, ref: str) -> dict[str, Any]:
+    """Version ``ref``'s final state with its reports, read as its author."""
+
+    def read(path: str) -> Any:
+        request = urllib.request.Request(url + path, headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())
+
+    return settled(read, ref)
+
+
 def get(url: str) -> tuple[int, str]:
     """The status and the text of a GET, an error's too."""
     try:
