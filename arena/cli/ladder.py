@@ -142,7 +142,14 @@ def _show(cfg: LadderConfig, store: Store, fmt: str, wide: bool = False) -> None
     typer.echo(report.ladder_table(stats, fmt, header, width))
     if fmt in ("table", "markdown"):
         if any(s.tied for s in stats):
-            typer.echo("=: order not established (rating below 95% sure or intervals overlap)")
+            typer.echo(
+                "=: not established that the bot above finishes ahead of it in more of the sets "
+                "both played (Holm over every pair: family-wise error 5%, at every look)"
+            )
+        typer.echo(
+            f"intervals: 95% confidence sequences, valid however often the table is looked at; "
+            f"scores in [{cfg.rating.score_range[0]:g}, {cfg.rating.score_range[1]:g}]"
+        )
         if len(stored) < len(schedule):
             typer.echo(
                 f"{len(stored)} of {len(schedule)} matches stored: the ladder is incomplete "
@@ -383,11 +390,12 @@ def h2h(path: FileArg, fmt: FormatOpt = "table") -> None:
 
 @ladder_app.command()
 def seats(path: FileArg, fmt: FormatOpt = "table") -> None:
-    """Seat effects: how each seat position fared, whoever sat in it, with a 95% CI."""
+    """Seat effects: how each seat position fared, whoever sat in it, with a 95% interval
+    valid however often you look."""
     cfg = _config(path, fmt)
     with _reading(cfg) as store:
         _, stored = ladder.records(cfg, store)
-    typer.echo(report.seats_table(seat_effects(stored), fmt))
+    typer.echo(report.seats_table(seat_effects(stored, cfg.rating.score_range), fmt))
 
 
 @ladder_app.command("compare")
@@ -397,7 +405,8 @@ def compare_cmd(
     b: Annotated[str, typer.Argument(metavar="B", help="Another bot of the ladder.")],
     fmt: FormatOpt = "table",
 ) -> None:
-    """A against B over the duplicate sets both played: paired difference with a 95% CI."""
+    """A against B over the duplicate sets both played: mean difference and sets won, each
+    with a 95% interval valid however often you look, and a verdict."""
     cfg = _config(path, fmt)
     for name in (a, b):
         if name not in cfg.bot_names:
@@ -406,7 +415,7 @@ def compare_cmd(
         _fail("compare needs two different bots")
     with _reading(cfg) as store:
         _, stored = ladder.records(cfg, store)
-    typer.echo(report.compare_table(compare(stored, a, b), fmt))
+    typer.echo(report.compare_table(compare(stored, a, b, cfg.rating.score_range), fmt))
 
 
 @ladder_app.command()
