@@ -15,19 +15,23 @@ def test_demo_ranks_greedy_above_every_random_bot(tmp_path: Path) -> None:
     path.write_text(text.replace('root = ".."', f"root = {json.dumps(str(ROOT))}"))
     out = arena("ladder", "run", str(path), "--workers", "2")
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[2].split()[:2] == ["1", "greedy"]
+    # first by rating; 8 sets per pair are too few for the order to be established at every
+    # look with the family-wise rate held over all 12 ordered pairs (ladders/README.md)
+    assert out.stdout.splitlines()[2].split()[:2] == ["1=", "greedy"]
     table = show_json(path)
     assert table["matches_stored"] == table["matches_scheduled"] == 48
     greedy, *randoms = table["bots"]
     assert greedy["bot"] == "greedy" and greedy["faults"] == {}
+    ahead = "greedy finishes ahead of {} in more sets (95%, anytime); mean score not "
     for other in randoms:
-        assert greedy["relative_score_ci"][0] > other["relative_score_ci"][1]
+        assert greedy["relative_score"] > other["relative_score"]
         cmp = arena("ladder", "compare", str(path), "greedy", other["bot"], "--format", "json")
         result = json.loads(cmp.stdout)
-        assert result["ci"][0] > 0 and result["a_ahead"] > result["b_ahead"]
-        assert result["verdict"] == "greedy is stronger (95%)"
+        assert result["sets_won_ci"][0] > 0 and result["a_ahead"] > result["b_ahead"]
+        assert result["difference_range"] == [-344, 344]
+        assert result["verdict"].startswith(ahead.format(other["bot"]))
     text = arena("ladder", "compare", str(path), "greedy", "random-1").stdout
-    assert text.splitlines()[-1] == "greedy is stronger (95%)"
+    assert text.splitlines()[-1].startswith(ahead.format("random-1"))
     replays = sorted((tmp_path / "demo.replays").iterdir())
     assert len(replays) == 48
     verified = arena("replay", "verify", str(replays[0]))

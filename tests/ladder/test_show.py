@@ -21,9 +21,10 @@ def show(path: Path, *args: str, columns: int = 80) -> subprocess.CompletedProce
 
 
 def test_show_fits_the_terminal_and_says_when_the_ladder_is_incomplete(tmp_path: Path) -> None:
-    """Synthetic results (greedy far ahead) for 8 rounds, then the file asks for 9."""
+    """Synthetic results (greedy far ahead) for 16 rounds, then the file asks for 17: 32 sets per
+    pair establish greedy's place at every look, family-wise over all 12 ordered pairs."""
     path = ladder_file(tmp_path)
-    text = path.read_text().replace("seed = 5\n", "seed = 5\nrounds = 8\n")
+    text = path.read_text().replace("seed = 5\n", "seed = 5\nrounds = 16\n")
     path.write_text(text)
     ladder.run_ladder(load_ladder(path), SyntheticExecutor())
     out = show(path)
@@ -35,10 +36,14 @@ def test_show_fits_the_terminal_and_says_when_the_ladder_is_incomplete(tmp_path:
     assert "incomplete" not in out.stdout
     wide = show(path, "--wide").stdout.splitlines()
     assert "mean score" in wide[0] and max(map(len, wide)) > 80
-    path.write_text(text.replace("rounds = 8", "rounds = 9"))
+    path.write_text(text.replace("rounds = 16", "rounds = 17"))
     out = show(path)
     assert out.stdout.splitlines()[-1].startswith(
-        "96 of 108 matches stored: the ladder is incomplete"
+        "192 of 204 matches stored: the ladder is incomplete"
     )
     data = json.loads(show(path, "-f", "json").stdout)
-    assert (data["matches_stored"], data["matches_scheduled"], data["complete"]) == (96, 108, False)
+    assert (data["matches_stored"], data["matches_scheduled"], data["complete"]) == (
+        192,
+        204,
+        False,
+    )
