@@ -39,7 +39,13 @@ from arena.ladder import follow as following
 from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
 from arena.ladder.executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
-from arena.ladder.ratings import compare, head_to_head, ladder_stats, seat_effects
+from arena.ladder.ratings import (
+    ScoreOutOfRange,
+    compare,
+    head_to_head,
+    ladder_stats,
+    seat_effects,
+)
 from arena.ladder.store import (
     CommandChanged,
     ProgramChanged,
@@ -87,14 +93,30 @@ def _config(path: Path, fmt: str = "table", check_bots: bool = False) -> LadderC
         _fail(exc.problems[-1])
 
 
+def _out_of_range(cfg: LadderConfig, exc: ScoreOutOfRange, remedy: str = "") -> str:
+    """A stored score the game's declared range does not allow: every interval and verdict
+    rests on that range, so none is computed; the organiser is told what to do."""
+    remedy = remedy or (
+        f"drop the match to read the rest: arena ladder forget {cfg.path} --match {exc.match_id}"
+    )
+    return (
+        f"{cfg.path}: {exc}; every interval and verdict rests on that range, so none is "
+        f"computed. The game ({cfg.game.id}) broke it: report this match to its maintainers "
+        f"(its replay reproduces it), then {remedy}"
+    )
+
+
 @contextmanager
 def _reading(cfg: LadderConfig) -> Iterator[Store]:
+    """The database, read-only; a stored score outside the game's range exits 2, naming it."""
     try:
         store = Store.read(cfg.database, cfg.game.id)
     except StoreError as exc:
         _fail(str(exc))
     try:
         yield store
+    except ScoreOutOfRange as exc:
+        _fail(_out_of_range(cfg, exc))
     finally:
         store.close()
 
@@ -114,6 +136,8 @@ def _writing(cfg: LadderConfig) -> Iterator[Store]:
     try:
         yield store
         store.check_still_there()
+    except ScoreOutOfRange as exc:
+        _fail(_out_of_range(cfg, exc))
     except StorageError as exc:
         _fail(str(exc), code=STORAGE_EXIT)
     except database.Error as exc:
@@ -292,6 +316,8 @@ def run(
         )
     except StoreError as exc:
         _fail(str(exc))
+    except ScoreOutOfRange as exc:  # every match is stored; the ratings' table cannot be read
+        _fail(_out_of_range(cfg, exc))
     except ladder.HostFailure as exc:
         _fail(str(exc), code=HOST_EXIT)
     except StorageError as exc:
@@ -384,7 +410,7 @@ def h2h(path: FileArg, fmt: FormatOpt = "table") -> None:
     cfg = _config(path, fmt)
     with _reading(cfg) as store:
         _, stored = ladder.records(cfg, store)
-    order = [s.bot for s in ladder_stats(stored, cfg.rating, cfg.bot_names)]
+        order = [s.bot for s in ladder_stats(stored, cfg.rating, cfg.bot_names)]
     typer.echo(report.h2h_table(order, head_to_head(stored), fmt))
 
 
@@ -395,7 +421,8 @@ def seats(path: FileArg, fmt: FormatOpt = "table") -> None:
     cfg = _config(path, fmt)
     with _reading(cfg) as store:
         _, stored = ladder.records(cfg, store)
-    typer.echo(report.seats_table(seat_effects(stored, cfg.rating.score_range), fmt))
+        effects = seat_effects(stored, cfg.rating.score_range)
+    typer.echo(report.seats_table(effects, fmt))
 
 
 @ladder_app.command("compare")
@@ -415,7 +442,8 @@ def compare_cmd(
         _fail("compare needs two different bots")
     with _reading(cfg) as store:
         _, stored = ladder.records(cfg, store)
-    typer.echo(report.compare_table(compare(stored, a, b, cfg.rating.score_range), fmt))
+        comparison = compare(stored, a, b, cfg.rating.score_range)
+    typer.echo(report.compare_table(comparison, fmt))
 
 
 @ladder_app.command()
@@ -511,6 +539,8 @@ def report_cmd(
         index = write_report(cfg, target)
     except StoreError as exc:
         _fail(str(exc))
+    except ScoreOutOfRange as exc:
+        _fail(_out_of_range(cfg, exc))
     except OSError as exc:
         _fail(f"{target}: cannot write the report ({exc.strerror or exc})")
     typer.echo(f"report: {index}")

@@ -32,11 +32,14 @@ from arena.cli.ladder import (
     _config,
     _executor,
     _fail,
+    _out_of_range,
 )
 from arena.ladder import run as ladder
 from arena.ladder import sprt
-from arena.ladder.stats import SprtSettings, SprtState, difference_bounds
-from arena.ladder.store import StorageError, StoreError
+from arena.ladder.config import LadderConfig
+from arena.ladder.ratings import ScoreOutOfRange, check_scores
+from arena.ladder.stats import OutOfRange, SprtSettings, SprtState, difference_bounds
+from arena.ladder.store import StorageError, Store, StoreError
 
 LINE_EVERY_S = 5.0
 
@@ -106,6 +109,22 @@ def decision_line(state: SprtState, a: str, b: str, settings: SprtSettings, budg
     return f"no decision after {state.sets} sets: the budget (--max-sets {budget}) ran out"
 
 
+def _check_scores(cfg: LadderConfig, a: str, b: str, max_sets: int) -> None:
+    """Exit 2 naming the first stored score of the test outside the game's declared range:
+    the test's error rates rest on that range, so no decision from such scores is printed."""
+    path = sprt.database(cfg, a, b)
+    positions = {
+        m.match_id: m.position for i in range(max_sets) for m in sprt.set_matches(cfg, a, b, i)
+    }
+    store = Store.read(path, cfg.game.id)
+    try:
+        check_scores(store.match_records(positions), cfg.rating.score_range)
+    except ScoreOutOfRange as exc:
+        _fail(_out_of_range(cfg, exc, f"delete {path} to start the test afresh"))
+    finally:
+        store.close()
+
+
 def test_command(
     path: FileArg,
     a: Annotated[str, typer.Argument(metavar="A", help="The bot under test.")],
@@ -163,8 +182,12 @@ def test_command(
         _fail(str(exc), code=STORAGE_EXIT)
     except sprt.Stopped as exc:
         _fail(str(exc), code=1)
+    except OutOfRange:  # a per-set value outside the range: a score is, named below
+        outcome = None
     except KeyboardInterrupt:
         _fail("interrupted; run the same command again to resume", code=130)
+    _check_scores(cfg, a, b, max_sets)
+    assert outcome is not None, "a per-set value out of range comes from a score out of range"
     state = outcome.state
     line = decision_line(state, a, b, settings, max_sets)
     if as_json:

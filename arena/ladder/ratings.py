@@ -245,6 +245,30 @@ def set_relative_scores(matches: Sequence[MatchRecord]) -> dict[str, dict[str, f
     return out
 
 
+class ScoreOutOfRange(stats.OutOfRange):
+    """A stored score outside the game's declared score range: every statistic rests on that
+    range, so none is computed from such a ladder."""
+
+    def __init__(self, match: MatchRecord, seat: int, score_range: tuple[float, float]) -> None:
+        self.match_id, self.seat, self.bot = match.match_id, seat, match.seats[seat].bot
+        self.score, self.score_range = match.seats[seat].score, score_range
+        super().__init__(
+            f"match {self.match_id}, seat {seat} (bot {self.bot!r}): score {self.score:g} is "
+            f"outside [{score_range[0]:g}, {score_range[1]:g}], the score range the game "
+            "declares for these seats and options"
+        )
+
+
+def check_scores(matches: Iterable[MatchRecord], score_range: tuple[float, float]) -> None:
+    """Raise ScoreOutOfRange for the first stored score outside ``score_range`` (schedule
+    order): the game broke its own contract, or the results are another game version's."""
+    low, high = score_range
+    for match in sorted(matches, key=lambda m: m.position):
+        for index, seat in enumerate(match.seats):
+            if not low <= seat.score <= high:
+                raise ScoreOutOfRange(match, index, score_range)
+
+
 def _seat_count(matches: Sequence[MatchRecord]) -> int:
     return max((len(m.seats) for m in matches), default=2)
 
@@ -253,7 +277,8 @@ def ladder_stats(
     matches: Sequence[MatchRecord], settings: RatingSettings, bots: Sequence[str]
 ) -> list[BotStats]:
     """The ladder table, best first (conservative rating, then name); ``settings.score_range``
-    bounds the relative scores."""
+    bounds the relative scores (ScoreOutOfRange for a stored score outside it)."""
+    check_scores(matches, settings.score_range)
     ratings, _ = rate(matches, settings, bots)
     rows = {bot: BotStats(bot, ratings[bot]) for bot in bots}
     ranks: dict[str, list[int]] = defaultdict(list)
@@ -394,7 +419,9 @@ def set_differences(matches: Sequence[MatchRecord], a: str, b: str) -> list[floa
 def compare(
     matches: Sequence[MatchRecord], a: str, b: str, score_range: tuple[float, float]
 ) -> Comparison:
-    """Paired comparison: per-set relative score of A minus B, and who finished ahead."""
+    """Paired comparison: per-set relative score of A minus B, and who finished ahead
+    (ScoreOutOfRange for a stored score outside ``score_range``)."""
+    check_scores(matches, score_range)
     pairs = head_to_head(matches)
     a_ahead, met = pairs.get((a, b), (0, 0))
     b_ahead = pairs.get((b, a), (0, 0))[0]
@@ -441,7 +468,9 @@ def seat_effects(
 
     Only complete duplicate sets give the relative score and its interval: there each bot sat in
     each seat once on the same deal, so an interval clear of 0 means the seat itself matters.
+    ScoreOutOfRange for a stored score outside ``score_range``.
     """
+    check_scores(matches, score_range)
     seats = max((len(m.seats) for m in matches), default=0)
     ranks: list[list[int]] = [[] for _ in range(seats)]
     scores: list[list[float]] = [[] for _ in range(seats)]

@@ -86,7 +86,7 @@ def relative_bounds(score_range: tuple[float, float], seats: int) -> Bounds:
 
 def signs(values: Sequence[float]) -> list[float]:
     """+1 for a set A finished ahead in, -1 behind, 0 level (values are exact: see ratings)."""
-    return [float((v > 0) - (v < 0)) for v in values]
+    return [1.0 if v > 0 else -1.0 if v < 0 else 0.0 for v in values]
 
 
 # -- estimates ---------------------------------------------------------------------------------

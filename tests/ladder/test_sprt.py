@@ -200,3 +200,28 @@ def test_a_match_that_stays_void_stops_the_test_and_is_not_played_again(tmp_path
     with sqlite3.connect(database(cfg, "greedy", "random-1")) as conn:
         (voids,) = conn.execute("SELECT COUNT(*) FROM voids").fetchone()
     assert voids == ladder.MAX_VOIDS
+
+
+def test_a_score_outside_the_game_range_gives_no_decision_but_one_error(tmp_path: Path) -> None:
+    """A stored score the game's range does not allow (a game that broke its score_range) voids
+    the test's error rates: `arena test` names the match, the seat and the range, exits 2 and
+    says how to start afresh, even when the per-set differences stay inside their range."""
+    path = ladder_file(tmp_path)
+    cfg = load_ladder(path)
+    play_until_decided(cfg, "greedy", "random-1", SETTINGS, 200, SyntheticExecutor())
+    db = database(cfg, "greedy", "random-1")
+    match_id = set_matches(cfg, "greedy", "random-1", 0)[0].match_id
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE results SET score = 3 WHERE match_id = ? AND seat = 1", (match_id,))
+        (bot,) = conn.execute(
+            "SELECT bot FROM results WHERE match_id = ? AND seat = 1", (match_id,)
+        ).fetchone()
+    out = arena("test", str(path), "greedy", "random-1", "--d1", "20", "--workers", "1", "-q")
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == (
+        f"arena: error: {path}: match {match_id}, seat 1 (bot {bot!r}): score 3 is outside "
+        "[-344, 0], the score range the game declares for these seats and options; every "
+        "interval and verdict rests on that range, so none is computed. The game (happy_mochi) "
+        "broke it: report this match to its maintainers (its replay reproduces it), then "
+        f"delete {db} to start the test afresh\n"
+    )
