@@ -212,7 +212,14 @@ def test_command(
         typer.echo(json.dumps(data, indent=2))
         return
     est = state.estimate
-    ci = "" if est.ci is None else f" [{est.ci[0]:.2f}, {est.ci[1]:.2f}] (95%, anytime)"
+    ci = (
+        ""
+        if est.ci is None
+        else (
+            f" [{est.ci[0]:.2f}, {est.ci[1]:.2f}] (95%, anytime; an interval bets on no particular "
+            "difference, so it is wider than the test, which bets on d1 and may decide first)"
+        )
+    )
     typer.echo(
         f"{label}: {cfg.game.id}, {cfg.seats} seats; H0: difference <= {d0:g}, "
         f"H1: >= {d1:g}, alpha {alpha:g}, beta {beta:g}; a set's difference can range over "

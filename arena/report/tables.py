@@ -222,7 +222,7 @@ def compare_table(c: Comparison, fmt: str) -> str:
         [f"mean relative score, {c.a} minus {c.b}", _num(difference.mean)],
         [f"{ANYTIME} (valid at every look)", _interval(difference)],
         [f"sets {c.a} ahead / {c.b} ahead / level", " / ".join(map(str, c.set_counts))],
-        [f"sets won, {c.a} minus {c.b} (share)", _with_interval(won)],
+        [f"sets won, {c.a} minus {c.b}, per set", _with_interval(won)],
         ["matches both played", c.matches],
         [f"matches {c.a} ranked ahead", _share(c.a_ahead, d["a_ahead_share"])],
         [f"matches {c.b} ranked ahead", _share(c.b_ahead, d["b_ahead_share"])],

@@ -27,7 +27,7 @@ BOTS = {"greedy": "python sample_bots/python/mochi_greedy.py"} | {
     f"random-{i}": RANDOM.format(i) for i in (1, 2, 3)
 }
 # Motora scores a win 1 and a loss 0, so a set's difference lies in [-1, 1] and a sequential
-# test needs few sets: greedy wins nearly every 8-turn game against a random bot. H1: A wins
+# test needs few sets: greedy wins nearly every 4-turn game against a random bot. H1: A wins
 # half a game per set more; two copies of one program are told apart from that in ~10 sets.
 MOTORA_BOTS = {"greedy": "python sample_bots/python/motora_greedy.py"} | {
     f"random-{i}": RANDOM.format(i) for i in (1, 2, 3)
@@ -44,7 +44,7 @@ def ladder_file(folder: Path, seats: int = 2, game: str = "happy_mochi") -> Path
         f"root = {json.dumps(str(ROOT))}",
         "[options]",
         *(
-            ["turn_limit = 8"]
+            ["turn_limit = 4"]
             if game == "motora"
             else ["max_rounds = 1", "max_turns_per_round = 10"]
         ),
