@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean bots
+.PHONY: demo test lint bench clean bots mutate
 
 SYSTEM := $(VENV)/.system-deps
 
@@ -27,8 +27,9 @@ demo: $(STAMP)
 test: $(STAMP) bots
 	$(PY) -m pytest -q -n auto
 
-# The sample bots in other languages: Node packages from the lock file, the C++ bot compiled.
-bots: sample_bots/node/node_modules/.installed sample_bots/cpp/build/random_bot
+# The sample bots in other languages: Node packages from the lock file, the C++ and Java bots
+# compiled (the Java one with the same command as its manifest's build).
+bots: sample_bots/node/node_modules/.installed sample_bots/cpp/build/random_bot sample_bots/java/build/RandomBot.class
 
 sample_bots/node/node_modules/.installed: sample_bots/node/package.json sample_bots/node/package-lock.json
 	cd sample_bots/node && npm ci --no-audit --no-fund --loglevel=error
@@ -36,6 +37,9 @@ sample_bots/node/node_modules/.installed: sample_bots/node/package.json sample_b
 
 sample_bots/cpp/build/random_bot: $(SYSTEM) $(wildcard sample_bots/cpp/*.cpp sample_bots/cpp/*.hpp sample_bots/cpp/Makefile)
 	$(MAKE) -C sample_bots/cpp
+
+sample_bots/java/build/RandomBot.class: $(SYSTEM) $(wildcard sample_bots/java/*.java)
+	cd sample_bots/java && javac -d build Json.java RandomBot.java
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -46,5 +50,12 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/throughput.py
 
+# The mutation check of the game engines (bench/mutate.py, README "Change a rules engine"): MUTANTS
+# per game sampled with a fixed seed, each run against that game's tests; tens of minutes, so not
+# part of `make test`. Prints killed and survived per game and saves bench/results/mutate.json.
+MUTANTS ?= 100
+mutate: $(STAMP)
+	$(PY) bench/mutate.py -n $(MUTANTS)
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache replays sample_bots/node/node_modules sample_bots/cpp/build
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache replays sample_bots/node/node_modules sample_bots/cpp/build sample_bots/java/build

@@ -12,6 +12,7 @@ import pytest
 
 from arena.cli.positions import RulesMissing, rules_text
 from arena.games import load_game
+from arena.games.base import PositionError
 from arena.games.happy_mochi import HappyMochi
 from arena.match.replay import read
 
@@ -146,3 +147,33 @@ def test_play_refuses_a_position_for_other_seats_or_with_options(tmp_path: Path)
     assert "not a JSON position" in refused(
         arena("play", "happy_mochi", *two, "--position", str(broken))
     )
+
+
+MALFORMED = [
+    ("[" * 100_000 + "]" * 100_000, "not a JSON position (nested too deeply)"),
+    (json.dumps({**SHORT, "note": json.loads("[" * 40 + "]" * 40)}), "note: nested more than 32"),
+    (json.dumps({**SHORT, "options": [1, 2]}), "options: must be a map of option names to values"),
+    (json.dumps({**SHORT, "options": "max_rounds=2"}), "options: must be a map"),
+]
+
+
+@pytest.mark.parametrize(("text", "words"), MALFORMED)
+def test_play_refuses_a_malformed_position_with_one_line(
+    tmp_path: Path, text: str, words: str
+) -> None:
+    """Deep nesting, options that are not a map, values of the wrong type: one error line."""
+    position = tmp_path / "bad.json"
+    position.write_text(text, encoding="utf-8")
+    bots = ["--bot", RANDOM, "--bot", RANDOM]
+    line = refused(arena("play", "happy_mochi", *bots, "--position", str(position)))
+    assert f"{position}: {words}" in line
+
+
+def test_a_value_of_a_type_no_check_foresaw_is_a_position_error() -> None:
+    """An engine that meets a list where it hashes a card: PositionError, not a TypeError."""
+    game = load_game("mai_star")
+    state = game.new(3, 1)
+    position = state.position()
+    position["deck"] = [[1]]
+    with pytest.raises(PositionError, match=r"^position: malformed \(TypeError"):
+        game.load(position)

@@ -1,14 +1,14 @@
 """The sample bots in other languages play every game through the real referee.
 
-Each sample bot (Node and C++ over ZeroMQ, bash + jq over stdio, and the Python random bot for
-reference) plays a full match of every game against the Python random bot; every seat must
+Each sample bot (Node and C++ over ZeroMQ, bash + jq and Java over stdio, and the Python random
+bot for reference) plays a full match of every game against the Python random bot; every seat must
 finish ``ok`` having made decisions, the sample bot must leave on its own after ``game_over``,
 and the replay must verify. Then the transports are compared: the Node, C++ and bash bots share a
 deterministic rule (``--rule hash``), so a match with some seats on stdio must be decided exactly
 like the same match all on ZeroMQ.
 
-The Node packages and the C++ binary are built by ``make bots`` (``make test`` does it first);
-without them these tests skip and say so.
+The Node packages, the C++ binary and the Java classes are built by ``make bots`` (``make test``
+does it first); without them these tests skip and say so.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NODE_DIR = ROOT / "sample_bots" / "node"
 CPP_BIN = ROOT / "sample_bots" / "cpp" / "build" / "random_bot"
 STDIO_BOT = ROOT / "sample_bots" / "stdio" / "random_bot.sh"
+JAVA_CLASS = ROOT / "sample_bots" / "java" / "build" / "RandomBot.class"
 # Generous clocks: under `pytest -n auto` on a small machine a bot may wait for a core.
 LIMITS = Limits(init_ms=10_000, move_ms=5_000, bank_ms=10_000)
 SEED = 3
@@ -39,6 +40,7 @@ COMMANDS = {
     "node": "sample_bots/node/random_bot.js",
     "cpp": "sample_bots/cpp/build/random_bot",
     "stdio": "stdio:sample_bots/stdio/random_bot.sh",
+    "java": "stdio:java -cp sample_bots/java/build RandomBot",
     "python": "python sample_bots/python/random_bot.py",
 }
 
@@ -53,6 +55,8 @@ def require(kind: str) -> None:
                 pytest.skip(f"Node package {package} not installed: run `make bots`")
     elif kind == "cpp" and not CPP_BIN.is_file():
         pytest.skip(f"{CPP_BIN.relative_to(ROOT)} not built: run `make bots`")
+    elif kind == "java" and not JAVA_CLASS.is_file():
+        pytest.skip(f"{JAVA_CLASS.relative_to(ROOT)} not built: run `make bots` (needs a JDK)")
     elif kind == "stdio" and shutil.which("jq") is None:
         pytest.skip("jq is not installed (scripts/install-system-deps): the stdio bot needs it")
 
@@ -70,7 +74,7 @@ def check_match(result: MatchResult, replay_path: Path) -> None:
 
 
 @pytest.mark.parametrize("game_id", sorted(SEATS))
-@pytest.mark.parametrize("kind", ["node", "cpp", "stdio", "python"])
+@pytest.mark.parametrize("kind", ["node", "cpp", "stdio", "java", "python"])
 def test_sample_bot_plays_every_game(kind: str, game_id: str, tmp_path: Path) -> None:
     require(kind)
     # The sample bot in seat 0 (and 2, for three seats), the Python random bot in seat 1.
@@ -82,7 +86,7 @@ def test_sample_bot_plays_every_game(kind: str, game_id: str, tmp_path: Path) ->
     check_match(result, replay_path)
     for seat in result.seats:
         if seat.name.startswith(f"{kind}-"):
-            assert seat.transport == ("stdio" if kind == "stdio" else "zmq")
+            assert seat.transport == ("stdio" if kind in ("stdio", "java") else "zmq")
             assert seat.exit_code == 0, f"{seat.name} did not exit 0 after game_over: {seat}"
 
 
@@ -102,7 +106,7 @@ def test_stdio_and_zeromq_seats_decide_alike(game_id: str, tmp_path: Path) -> No
     """Seat a plays (seq * 7 + seat) % options in Node over ZeroMQ or in bash over stdio; seat b
     the same rule in C++ (a control on ZeroMQ); seat c the seeded Python random bot over ZeroMQ
     or stdio. Three seats suit every game. Same seed, same answers: the same match."""
-    for kind in ("node", "cpp", "stdio"):
+    for kind in ("node", "cpp", "stdio", "java"):
         require(kind)
     lineups = {
         "zeromq": [
@@ -114,6 +118,11 @@ def test_stdio_and_zeromq_seats_decide_alike(game_id: str, tmp_path: Path) -> No
             bot("a", "stdio", "--rule", "hash"),
             bot("b", "cpp", "--rule", "hash"),
             parse_bot(f"c=stdio:{COMMANDS['python']} --seed 5", ROOT),
+        ],
+        "java": [
+            bot("a", "java", "--rule", "hash"),
+            bot("b", "cpp", "--rule", "hash"),
+            bot("c", "python", "--seed", "5"),
         ],
     }
     assert [b.transport for b in lineups["mixed"]] == ["stdio", "zmq", "stdio"]
@@ -127,9 +136,11 @@ def test_stdio_and_zeromq_seats_decide_alike(game_id: str, tmp_path: Path) -> No
         assert [s.transport for s in result.seats] == [b.transport for b in bots]
         assert all(s.exit_code == 0 for s in result.seats), [s.exit_code for s in result.seats]
         plays[label] = (result, without_timings(read(replay_path)))
-    (zmq_result, zmq_play), (mixed_result, mixed_play) = plays["zeromq"], plays["mixed"]
-    assert [s.score for s in mixed_result.seats] == [s.score for s in zmq_result.seats]
-    assert mixed_result.ranks == zmq_result.ranks
-    assert [s.decisions for s in mixed_result.seats] == [s.decisions for s in zmq_result.seats]
-    assert mixed_play == zmq_play
+    zmq_result, zmq_play = plays["zeromq"]
+    for label in ("mixed", "java"):
+        other_result, other_play = plays[label]
+        assert [s.score for s in other_result.seats] == [s.score for s in zmq_result.seats]
+        assert other_result.ranks == zmq_result.ranks
+        assert [s.decisions for s in other_result.seats] == [s.decisions for s in zmq_result.seats]
+        assert other_play == zmq_play, label
     assert any(d["by"] == "bot" and d["seat"] == 0 for d in zmq_play["decisions"])

@@ -19,6 +19,7 @@ from arena.games.base import Game, PositionError
 from arena.match.replay import ReplayError, position_at, read
 
 RULES_FILE = "RULES.md"
+MAX_DEPTH = 32  # levels of nesting a position file may have (a game's use a handful)
 
 
 class RulesMissing(LookupError):
@@ -46,6 +47,11 @@ def read_position(game: Game, path: Path, players: int) -> dict[str, Any]:
         raise ValueError(f"{path}: no such position file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path}: not a JSON position ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not a JSON position (nested too deeply)") from None
+    deep = too_deep(data)
+    if deep:
+        raise ValueError(f"{path}: {deep}: nested more than {MAX_DEPTH} levels deep")
     try:
         position = game.load(data).position()
     except PositionError as exc:
@@ -57,6 +63,22 @@ def read_position(game: Game, path: Path, players: int) -> dict[str, Any]:
             f"{path}: the position is for {position['players']} players, got {players} --bot"
         )
     return position
+
+
+def too_deep(data: Any) -> str:
+    """The top-level field of ``data`` nested deeper than ``MAX_DEPTH``, else '' (a game's
+    checks may recurse; a real position nests a few levels only)."""
+    fields = data.items() if isinstance(data, dict) else [("position", data)]
+    for name, value in fields:
+        stack = [(value, 1)]
+        while stack:
+            item, depth = stack.pop()
+            if depth > MAX_DEPTH:
+                return str(name)
+            if isinstance(item, dict | list):
+                children = item.values() if isinstance(item, dict) else item
+                stack += [(child, depth + 1) for child in children]
+    return ""
 
 
 def position_json(position: dict[str, Any]) -> str:

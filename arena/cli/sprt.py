@@ -34,9 +34,9 @@ from arena.cli.ladder import (
     _fail,
     _out_of_range,
 )
-from arena.ladder import run as ladder
 from arena.ladder import sprt
 from arena.ladder.config import LadderConfig
+from arena.ladder.loop import HostFailure
 from arena.ladder.ratings import ScoreOutOfRange, check_scores
 from arena.ladder.stats import OutOfRange, SprtSettings, SprtState, difference_bounds
 from arena.ladder.store import StorageError, Store, StoreError
@@ -176,7 +176,7 @@ def test_command(
             outcome = sprt.play_until_decided(cfg, a, b, settings, max_sets, executor, progress)
     except StoreError as exc:
         _fail(str(exc))
-    except ladder.HostFailure as exc:
+    except HostFailure as exc:
         _fail(str(exc), code=HOST_EXIT)
     except StorageError as exc:
         _fail(str(exc), code=STORAGE_EXIT)

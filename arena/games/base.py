@@ -15,7 +15,8 @@ referee drives it through this small surface, the same for every game:
 
 Rules every engine follows (they make games reproducible across processes):
 
-* all randomness comes from the state's own ``random.Random(seed)``;
+* all randomness comes from the state's own ``KeyedRandom(seed)`` (``arena/games/rng.py``: a
+  generator no outputs can be traced back from, so a deal is as secret as its seed);
 * options and deals are never built by iterating a ``set`` or a hash-ordered mapping of hashed keys;
 * the same seed and the same answers give the same game, event for event, in every process.
 
@@ -57,26 +58,6 @@ class PositionError(ValueError):
 
 
 POSITION_KEYS = ("game", "version", "players", "options")  # every position's envelope
-
-
-def rng_state(rng: random.Random) -> list[int]:
-    """A ``random.Random``'s whole state as a JSON-able list (624 words and the index)."""
-    return list(rng.getstate()[1])
-
-
-def rng_from(words: Any, where: str = "rng") -> random.Random:
-    """The generator :func:`rng_state` described, checked: 625 integers, words of 32 bits."""
-    if (
-        not isinstance(words, list)
-        or len(words) != 625
-        or not all(isinstance(w, int) and not isinstance(w, bool) for w in words)
-        or not all(0 <= w < 1 << 32 for w in words[:624])
-        or not 0 <= words[624] <= 624
-    ):
-        raise PositionError(where, "must be the 625 integers written by rng_state")
-    rng = random.Random()
-    rng.setstate((3, tuple(words), None))
-    return rng
 
 
 class OptionError(ValueError):
@@ -262,7 +243,8 @@ class EventLog:
 
 
 class State(ABC):
-    """A game in progress. Subclasses hold plain data plus their own ``random.Random``.
+    """A game in progress. Subclasses hold plain data plus their own generator
+    (``rng.KeyedRandom``).
 
     Every event goes through ``self.log`` (an :class:`EventLog`), which serves
     ``events_since``, ``event_log`` and ``event_count``. A seat has at most one pending
@@ -416,19 +398,27 @@ class Game(ABC):
         if not isinstance(position, Mapping):
             raise PositionError("position", "must be a map")
         data = dict(position)
-        if data.get("form") == "short":
-            data = self.expand(data)
-        if data.get("game") != self.id:
-            raise PositionError("game", f"is {data.get('game')!r}, expected {self.id!r}")
-        players = data.get("players")
-        if not isinstance(players, int) or isinstance(players, bool):
-            raise PositionError("players", "must be an integer")
+        if not isinstance(data.get("options") or {}, Mapping):
+            raise PositionError("options", "must be a map of option names to values")
         try:
-            self.check_players(players)
-            options = self.resolve_options(data.get("options") or {}, players)
-        except OptionError as exc:
-            raise PositionError("options", str(exc)) from None
-        return self._load(players, options, data)
+            if data.get("form") == "short":
+                data = self.expand(data)
+            if data.get("game") != self.id:
+                raise PositionError("game", f"is {data.get('game')!r}, expected {self.id!r}")
+            players = data.get("players")
+            if not isinstance(players, int) or isinstance(players, bool):
+                raise PositionError("players", "must be an integer")
+            try:
+                self.check_players(players)
+                options = self.resolve_options(data.get("options") or {}, players)
+            except OptionError as exc:
+                raise PositionError("options", str(exc)) from None
+            return self._load(players, options, data)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+            if isinstance(exc, PositionError):
+                raise
+            # A value of a type the engine's own checks did not foresee (a list for a card).
+            raise PositionError("position", f"malformed ({type(exc).__name__}: {exc})") from None
 
     @abstractmethod
     def _load(self, players: int, options: dict[str, Any], position: dict[str, Any]) -> State:

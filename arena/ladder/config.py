@@ -31,13 +31,23 @@ from arena.games.base import Game, OptionError
 from arena.ladder.database import Location, locate
 from arena.ladder.matchmaking import STARTS, FollowSettings
 from arena.ladder.ratings import RatingSettings
-from arena.match.bots import BOT_NAME, TRANSPORTS, BotCommandError, BotSpec, default_name
+from arena.match.bots import TRANSPORTS, BotCommandError, BotSpec, default_name
 from arena.match.faults import FaultPolicy
 from arena.match.results import Limits
+from arena.names import RULE, is_ref, name_key, shown
 from arena.registry.gate import spec_of
+from arena.registry.manifest import run_outside
 from arena.registry.store import NoActiveVersion, Registry, RegistryError
-from arena.sandbox import LEVELS, SandboxError, SandboxLimits
+from arena.sandbox import (
+    LEVELS,
+    BotPathError,
+    SandboxError,
+    SandboxLimits,
+    check_command,
+    runtime_path_problem,
+)
 from arena.sandbox import choose as choose_level
+from arena.sandbox.limits import NUMBERS as LIMIT_NUMBERS
 
 FORMATS = ("round-robin", "gauntlet")
 MODELS = ("trueskill", "openskill")
@@ -175,6 +185,7 @@ _CHECKS: dict[str, Callable[[Any], bool]] = {
     "a string or an array of strings": lambda v: (
         isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
     ),
+    "an array of strings": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
     "true, false or a folder": lambda v: isinstance(v, bool | str),
     "true or false": lambda v: isinstance(v, bool),
 }
@@ -194,6 +205,7 @@ TOP_KEYS = (
     "options",
     "limits",
     "sandbox",
+    "runtime_paths",
     "reuse",
     "faults",
     "rating",
@@ -202,7 +214,7 @@ TOP_KEYS = (
     "bots",
 )
 CLOCK_KEYS = ("init_ms", "move_ms", "bank_ms", "grace_ms", "match_ms")
-SANDBOX_KEYS = tuple(SandboxLimits().as_dict())
+SANDBOX_KEYS = LIMIT_NUMBERS
 
 
 def load_ladder(
@@ -234,6 +246,13 @@ def load_ladder(
     )
     level = top.attempt(lambda: _sandbox_level(top, check_bots), None)
     registry = top.attempt(lambda: base / top.get("registry", "a string", "registry"), base)
+    database = top.attempt(
+        lambda: locate(top.get("database", "a string", f"{path.stem}.db"), base), base
+    )
+    replays = top.attempt(lambda: _replays(top, base, path.stem), None)
+    private = [base, registry, *(p for p in (database, replays) if isinstance(p, Path))]
+    runtime = top.attempt(lambda: _runtime_paths(top, private), ())
+    sandbox_limits = replace(sandbox_limits, runtime_paths=runtime)
     before = len(problems)
     following = "follow" in data  # a registry bot with no active version waits, unscheduled
     bots, refs = _bots(top, root, check_bots, sandbox_limits, level, registry, game, following)
@@ -252,10 +271,8 @@ def load_ladder(
             lambda: top.integer("max_tables", DEFAULT_MAX_TABLES, 1), DEFAULT_MAX_TABLES
         ),
         "rating": top.attempt(lambda: _rating(top.table("rating")), RatingSettings()),
-        "database": top.attempt(
-            lambda: locate(top.get("database", "a string", f"{path.stem}.db"), base), base
-        ),
-        "replays": top.attempt(lambda: _replays(top, base, path.stem), None),
+        "database": database,
+        "replays": replays,
     }
     follow = top.attempt(lambda: _follow(top), None) if "follow" in data else None
     shown: tuple[str, ...] = ()
@@ -368,7 +385,7 @@ def _bots(
     """Every bot entry checked on its own, each entry's mistakes recorded; the good ones, and
     the registry reference of each one named from the registry."""
     entries = top.attempt(lambda: top.get("bots", "an array of tables", required=True), [])
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[int, str]] = {}
     bots = []
     refs = []
     running = top.attempt(lambda: _running_level(top, level), None) if check and entries else None
@@ -383,16 +400,22 @@ def _bots(
             spec = item.attempt(lambda item=item: _bot(item, root, limits), None)
         if spec is None:
             continue
-        if spec.name in seen:
+        key = name_key(spec.name)  # ``Greedy`` would pass for ``greedy``
+        if key in seen:
             named = "" if "name" in entry else " (from its command: give it a name)"
-            message = f"{spec.name!r}{named} is already the name of bots[{seen[spec.name]}]"
+            first, other = seen[key]
+            message = f"{spec.name!r}{named} is already the name of bots[{first}]"
+            if other != spec.name:
+                message += f" ({other!r}: names are compared ignoring case, with . _ - alike)"
             top.problems.append(str(item.error("name", message)))
             continue
-        seen[spec.name] = i
+        seen[key] = (i, spec.name)
         if check:
             try:
                 spec.check(running)
-            except BotCommandError as exc:
+                if "bot" not in entry:  # a registry version was checked by its gate
+                    check_command(spec.argv(), spec.cwd, limits.runtime_paths)
+            except (BotCommandError, BotPathError) as exc:
                 top.problems.append(str(item.error("command", str(exc))))
                 continue
         bots.append(spec)
@@ -419,6 +442,11 @@ def _registry_bot(
         raise item.error("bot", str(exc)) from None
     except RegistryError as exc:
         raise item.error("bot", str(exc)) from None
+    outside = run_outside(version.manifest.run)  # a version stored before the rule
+    if outside:
+        if following:
+            return None
+        raise item.error("bot", f"{version.ref}: its run: {outside}")
     games = version.manifest.games
     if game is not None and games and game.id not in games:
         message = f"{version.ref} plays {', '.join(games)}, not {game.id} (its manifest's games)"
@@ -449,8 +477,8 @@ def _bot(item: TableReader, root: Path, limits: SandboxLimits) -> BotSpec:
         raise item.error("command", "expected a command, got an empty one")
     cwd = (root / item.get("cwd", "a string", ".")).resolve()
     name = item.get("name", "a string", default_name(argv, cwd))
-    if not BOT_NAME.match(name):
-        raise item.error("name", f"expected 1-64 letters, digits or _.@+-, got {name!r}")
+    if not is_ref(name):
+        raise item.error("name", f"expected {RULE} (or NAME@VERSION), got {shown(name)}")
     transport = item.get("transport", "a string", "zmq")
     if transport not in TRANSPORTS:
         allowed = ", ".join(TRANSPORTS)
@@ -534,8 +562,23 @@ def _rating(table: TableReader) -> RatingSettings:
     )
 
 
+def _runtime_paths(top: TableReader, private: list[Path]) -> tuple[str, ...]:
+    """``runtime_paths``: folders or files every bot is shown read-only as part of the runtime
+    (a JDK outside /usr); absolute, existing, and never the ladder's own places."""
+    value = top.get("runtime_paths", "an array of strings", [])
+    for path in value:
+        problem = runtime_path_problem(path, private)
+        if problem:
+            raise top.error("runtime_paths", problem)
+    return tuple(value)
+
+
 def _replays(top: TableReader, base: Path, stem: str) -> Path | None:
-    value = top.get("replays", "true, false or a folder", False)
+    return replays_folder(top.get("replays", "true, false or a folder", False), base, stem)
+
+
+def replays_folder(value: bool | str, base: Path, stem: str) -> Path | None:
+    """Where a ladder file's replays go: ``replays = true`` beside it, a folder, or none."""
     if value is False:
         return None
     return base / (f"{stem}.replays" if value is True else value)

@@ -19,9 +19,9 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena.names import RULE, is_ref, shown
 from arena.sandbox import SandboxLimits
 
-BOT_NAME = re.compile(r"^[A-Za-z0-9_.@+-]{1,64}$")
 _PYTHON_NAMES = ("python", "python3")
 TRANSPORTS = ("zmq", "stdio")
 
@@ -128,7 +128,7 @@ def parse_bot(text: str, cwd: Path | None = None) -> BotSpec:
     """``[NAME=][TRANSPORT:]CMD``; without a name, the script's or program's file stem is used."""
     name = ""
     head, sep, rest = text.partition("=")
-    if sep and BOT_NAME.match(head.strip()):
+    if sep and re.fullmatch(r"[^\s/:'\"]+", head.strip()):  # one word: meant as a name
         name, text = head.strip(), rest
     transport = "zmq"
     head, sep, rest = text.strip().partition(":")
@@ -142,8 +142,8 @@ def parse_bot(text: str, cwd: Path | None = None) -> BotSpec:
         raise BotCommandError(f"bot {name or text!r} has an empty command")
     if not name:
         name = default_name(argv, cwd)
-    if not BOT_NAME.match(name):
-        raise BotCommandError(f"bot name {name!r} must be 1-64 letters, digits or _.@+-")
+    if not is_ref(name):
+        raise BotCommandError(f"bot name {shown(name)}: expected {RULE} (or NAME@VERSION)")
     return BotSpec(name, tuple(argv), cwd, transport)
 
 

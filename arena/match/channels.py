@@ -28,12 +28,14 @@ the referee is ready for it (and only if the seat has not been charged out by th
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
@@ -49,6 +51,7 @@ WAKE_MESSAGES = 16  # messages read from one seat per wake, so a flooding bot ca
 OUTBOX_BYTES = 8 << 20  # referee output a stdio bot may leave unread
 EXCERPT_CHARS = 300
 READ_CHUNK = 1 << 16
+_MONITORS = itertools.count()  # inproc addresses of the sockets' monitors
 
 
 @dataclass
@@ -76,6 +79,45 @@ class Inbound:
     @cached_property
     def excerpt(self) -> str:
         return excerpt(self.shown)
+
+
+@dataclass(frozen=True)
+class Trouble:
+    """What a channel saw besides messages, for the referee to rule on: a fault ``code`` and
+    why; ``close``: shut the seat down whatever its state (also after the game); ``after_game``:
+    ruled after ``game_over`` too."""
+
+    code: str
+    detail: str
+    close: bool = False
+    after_game: bool = False
+
+
+class Channel(Protocol):
+    """What the referee needs of a transport: handles to poll, frames read as they come,
+    each checked when the referee is ready for it, messages sent without blocking."""
+
+    transport: str
+    max_bytes: int
+    closed: bool
+
+    @property
+    def handles(self) -> list[Any]: ...
+
+    @property
+    def pending(self) -> bool: ...
+
+    def env(self) -> dict[str, str]: ...
+
+    def receive(self, ready: dict[Any, int]) -> list[Frame]: ...
+
+    def check(self, frame: Frame) -> Inbound: ...
+
+    def send(self, msg: dict[str, Any]) -> None: ...
+
+    def trouble(self) -> Trouble | None: ...
+
+    def close(self) -> None: ...
 
 
 def excerpt(data: object) -> str:
@@ -170,12 +212,12 @@ class ZmqChannel:
         self.socket.setsockopt(zmq.RCVHWM, RCVHWM)
         self.socket.setsockopt(zmq.SNDHWM, SNDHWM)
         self.socket.setsockopt(zmq.BACKLOG, BACKLOG)
-        events = zmq.EVENT_DISCONNECTED | zmq.EVENT_ACCEPTED
-        self.monitor = self.socket.get_monitor_socket(events)
+        self.monitor = _monitor(ctx, self.socket)
         self.socket.bind(self.endpoint)
         self.identity: bytes | None = None
         self.owner_fd: int | None = None  # the descriptor of the connection that owns the seat
         self.accepted = 0  # connections over the match
+        self.connections = 0  # connections open now
         self.dropped = False  # the owner's connection was dropped
         self.reconnected = False  # and a new connection came: see ``oversized``
         self.closed = False
@@ -198,8 +240,27 @@ class ZmqChannel:
         """The seat's connection was dropped and the bot came back: libzmq refused a frame."""
         return self.reconnected
 
+    @property
+    def path(self) -> Path:
+        """The socket file (the sandbox makes it reachable to this bot alone)."""
+        return Path(self.endpoint.removeprefix("ipc://"))
+
     def env(self) -> dict[str, str]:
         return {"ARENA_ENDPOINT": self.endpoint, "ARENA_TRANSPORT": self.transport}
+
+    def trouble(self) -> Trouble | None:
+        """Too many connections (the seat's socket must close), or a frame libzmq refused."""
+        if self.overrun:
+            why = f"opened more than {MAX_CONNECTIONS} connections to its socket"
+            return Trouble("too_many_connections", why, close=True)
+        if self.oversized:
+            self.dropped = self.reconnected = False
+            why = (
+                f"a message over {self.max_bytes} bytes "
+                "(its connection was dropped and it reconnected)"
+            )
+            return Trouble("too_large", why)
+        return None
 
     def receive(self, ready: dict[Any, int]) -> list[Frame]:
         if self.closed:
@@ -225,10 +286,22 @@ class ZmqChannel:
             event = recv_monitor_message(self.monitor)
             if event["event"] == zmq.EVENT_ACCEPTED:
                 self.accepted += 1
+                self.connections += 1
                 self.reconnected = self.reconnected or self.dropped
-            elif event["value"] == self.owner_fd:
+                continue
+            self.connections -= 1
+            if event["value"] == self.owner_fd:
                 self.dropped = True
                 self.owner_fd = None  # the number may come back for a new connection
+
+    def idle(self) -> bool:
+        """Nothing happened since the last read: no message, no connection come or gone."""
+        return not (self.monitor.poll(0) or self.socket.get(zmq.EVENTS) & zmq.POLLIN)
+
+    def new_match(self) -> None:
+        """A kept process's next match: its connection cap counts anew from its one
+        connection, as a fresh process's does."""
+        self.accepted = self.connections
 
     def _frame(self, parts: list[zmq.Frame]) -> Frame:
         identity, body = parts[0].bytes, parts[1:]
@@ -264,6 +337,18 @@ class ZmqChannel:
         self.socket.close(linger=0)
 
 
+def _monitor(ctx: zmq.Context, socket: zmq.Socket) -> zmq.Socket:
+    """A monitor of ``socket``'s connections whose queue has no bound: libzmq's I/O thread
+    blocks on a full monitor queue, and with it every socket of the context (a kept bot's idle
+    socket must never hold up the matches being played)."""
+    address = f"inproc://arena-monitor-{next(_MONITORS)}"
+    socket.monitor(address, zmq.EVENT_DISCONNECTED | zmq.EVENT_ACCEPTED)
+    monitor = ctx.socket(zmq.PAIR)
+    monitor.setsockopt(zmq.RCVHWM, 0)
+    monitor.connect(address)
+    return monitor
+
+
 class StdioChannel:
     """JSON lines over a bot's stdin and stdout pipes (non-blocking fds from the sandbox)."""
 
@@ -291,6 +376,13 @@ class StdioChannel:
 
     def env(self) -> dict[str, str]:
         return {"ARENA_TRANSPORT": self.transport}
+
+    def trouble(self) -> Trouble | None:
+        """Referee output piling up unread on the bot's stdin."""
+        if self.overflowed:
+            why = f"left over {OUTBOX_BYTES} bytes of referee messages unread on its stdin"
+            return Trouble("flood", why, after_game=True)
+        return None
 
     @property
     def pending(self) -> bool:

@@ -8,12 +8,18 @@ the same connection. Only ZeroMQ bots are kept.
 A kept process sits in a **lane**: the ladder passes the seat rotation of the match, and each
 duplicate set plays every deal once per rotation, so a process that plays only one rotation
 never sees the same deal twice. A process is kept only when its match ended without any
-incident for it (a fault, a warning, a late or stray message): anything of the kind and it is
-killed as without reuse. When it is taken for the next match it must still be running, hold no
-message it sent while idle and have kept its one connection; otherwise it is killed and the
-match starts a fresh process, so a bot that misbehaves between matches never spoils one. (A
-message it sends just as the next match begins is read in that match and ruled as any stray
-message: ``unexpected``, a warning on its own seat.)
+incident for it (a fault, a warning, a late or stray message) and it holds no connection but
+its own: anything of the kind and it is killed as without reuse.
+
+Between matches a kept process carries nothing a fresh one would not have and costs nothing
+(``arena.sandbox.kept``): every other process of the bot (children, daemons) is killed and the
+bot is stopped until its next match, so it can neither compute, nor connect, nor send while it
+waits. Idle processes are bounded per worker by count (``MAX_IDLE``) and by the memory they
+hold (``IDLE_MEMORY_MB``); past either, the one idle longest goes. When a process is taken for
+the next match it must still be running, hold no message it sent and have kept its one
+connection, else it is killed and the match starts a fresh process; its connection cap counts
+anew from its one connection. (A message it sends just as the next match begins is read in that
+match and ruled as any stray message: ``unexpected``, a warning on its own seat.)
 """
 
 from __future__ import annotations
@@ -28,8 +34,10 @@ import zmq
 
 from arena import sandbox
 from arena.match.channels import ZmqChannel
+from arena.sandbox import kept as held
 
-MAX_IDLE = 32  # kept processes per worker (each holds its memory while it waits)
+MAX_IDLE = 32  # kept processes per worker
+IDLE_MEMORY_MB = 1024  # memory the idle processes of one worker may hold together
 
 
 @dataclass
@@ -39,15 +47,14 @@ class Kept:
     proc: sandbox.BotProcess
     channel: ZmqChannel
     token: str
+    memory_kb: int = 0  # what it held when it was stopped
 
     def fit(self) -> bool:
-        """Still running, silent since its last match, and on the connection it had."""
+        """Still running, silent since it was last read, and on its one connection only."""
         channel = self.channel
-        if channel.closed or self.proc.poll() is not None:
-            return False
-        if channel.monitor.poll(0) or channel.socket.get(zmq.EVENTS) & zmq.POLLIN:
+        if channel.closed or self.proc.poll() is not None or not channel.idle():
             return False  # it connected, disconnected or spoke while nobody asked it anything
-        return not channel.dropped
+        return not channel.dropped and channel.connections == 1
 
 
 class BotPool:
@@ -67,22 +74,36 @@ class BotPool:
         return self.directory / f"{next(self._names)}{suffix}"
 
     def take(self, key: tuple[Any, ...]) -> Kept | None:
-        """The idle process kept under ``key`` if it is still fit for a match; else None."""
+        """The idle process kept under ``key``, running again, if it is still fit for a
+        match; else None."""
         kept = self._idle.pop(key, None)
-        if kept is not None and not kept.fit():
+        if kept is None:
+            return None
+        held.release(kept.proc)
+        if not kept.fit():
             self.discard(kept)
             return None
+        kept.channel.new_match()
         return kept
 
     def give(self, key: tuple[Any, ...], kept: Kept) -> None:
-        """Keep ``kept`` for the next match under ``key``; past ``MAX_IDLE`` processes the one
-        idle longest goes (a bot that left a following ladder is not kept forever)."""
+        """Hold ``kept`` for the next match under ``key`` if it is fit (else it is killed);
+        past ``MAX_IDLE`` processes or ``IDLE_MEMORY_MB`` the one idle longest goes."""
         old = self._idle.pop(key, None)
         if old is not None:
             self.discard(old)
+        held.hold(kept.proc)
+        if not kept.fit():
+            self.discard(kept)
+            return
+        kept.memory_kb = held.memory_kb(kept.proc)
         self._idle[key] = kept
-        while len(self._idle) > MAX_IDLE:
+        while len(self._idle) > MAX_IDLE or self.memory_kb() > IDLE_MEMORY_MB << 10:
             self.discard(self._idle.pop(next(iter(self._idle))))
+
+    def memory_kb(self) -> int:
+        """The memory the idle processes hold together."""
+        return sum(kept.memory_kb for kept in self._idle.values())
 
     @staticmethod
     def discard(kept: Kept) -> None:

@@ -37,7 +37,6 @@ from arena.games import load_game
 
 if TYPE_CHECKING:
     from arena.games.base import Game, State
-    from arena.match.referee import Referee
     from arena.match.results import MatchResult
 
 FORMAT = "arena-replay"
@@ -59,26 +58,37 @@ class ReplayError(ValueError):
     """A replay file that cannot be read or does not have the expected shape."""
 
 
-def build(referee: Referee, state: State, result: MatchResult) -> dict[str, Any]:
+@dataclass
+class MatchRecord:
+    """A match as played, in plain data: what a replay is written from."""
+
+    match_id: str
+    game: dict[str, Any]  # id, version, options
+    seed: int
+    players: list[dict[str, Any]]  # seat, name, command
+    limits: dict[str, int]
+    position: Mapping[str, Any] | None  # the full position it started from, if not a deal
+    decisions: list[dict[str, Any]]  # every answer applied, in order
+    events: list[dict[str, Any]]  # the omniscient event log
+    outcome: dict[str, Any]
+    result: MatchResult
+
+
+def build(record: MatchRecord) -> dict[str, Any]:
+    """The replay document of a match."""
+    result = record.result
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "match": referee.match_id,
-        "game": {
-            "id": referee.game.id,
-            "version": referee.game.version,
-            "options": referee.options,
-        },
-        "seed": referee.seed,
-        "players": [
-            {"seat": i, "name": b.name, "command": list(b.command)}
-            for i, b in enumerate(referee.bots)
-        ],
-        "limits": referee.limits.as_dict(),
-        **({"position": referee.position} if referee.position is not None else {}),
-        "decisions": referee.records,
-        "events": state.event_log(),
-        "outcome": state.outcome().as_dict(),
+        "match": record.match_id,
+        "game": record.game,
+        "seed": record.seed,
+        "players": record.players,
+        "limits": record.limits,
+        **({"position": record.position} if record.position is not None else {}),
+        "decisions": record.decisions,
+        "events": record.events,
+        "outcome": record.outcome,
         "result": [
             {k: v for k, v in asdict(s).items() if k not in ("name", "score")} for s in result.seats
         ],
@@ -183,9 +193,12 @@ def engine_of(data: Mapping[str, Any]) -> Game:
         game = load_game(data["game"].get("id", ""))
     except LookupError as exc:
         raise ReplayError(str(exc)) from None
-    if data["game"].get("version") != game.version:
+    made = data["game"].get("version")
+    if made != game.version:
         raise ReplayError(
-            f"replay is of {game.id} {data['game'].get('version')}, engine is {game.version}"
+            f"made by {game.id} {made}, and this Arena's {game.id} is {game.version}, which "
+            "deals and plays differently: the replay cannot be re-simulated here (which says "
+            f"nothing against it); verify it with an Arena whose {game.id} is {made}"
         )
     return game
 

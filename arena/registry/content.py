@@ -21,6 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from arena.paths import PathError, escaping_link, open_beneath
 from arena.registry.manifest import MANIFEST, ManifestError, read_manifests
 
 MAX_BYTES = 64 << 20
@@ -28,6 +29,9 @@ MAX_FILES = 2000
 SKIPPED_DIRS = (".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".ruff_cache")
 SKIPPED_SUFFIXES = (".pyc",)
 _CHUNK = 1 << 16
+LINK_OUT = (
+    "symlink leads outside the bot folder through other links: refused (copy the file in instead)"
+)
 
 
 class ContentError(ValueError):
@@ -86,7 +90,7 @@ def snapshot(
                     "folder holds its sources and what it needs to run, not build output "
                     "or data sets (raise the limit with --max-mb)"
                 )
-            entries.append(_file(source, rel, st, dest, max_bytes))
+            entries.append(_file(folder, rel, dest, max_bytes))
         else:
             raise ContentError(f"{source}: not a regular file, folder or symlink: refused")
         if len(entries) > max_files:
@@ -107,14 +111,9 @@ def _links_stay_inside(root: Path, links: list[str], shown: Path) -> None:
     ``a/b/t -> ../../s/../x`` reads as ``x`` but ``s/..`` is the folder above), so the tree as
     written is resolved for real.
     """
-    top = os.path.realpath(root)
-    for rel in links:
-        resolved = os.path.realpath(root / rel)
-        if resolved != top and not resolved.startswith(top + os.sep):
-            raise ContentError(
-                f"{shown / rel}: symlink leads outside the bot folder through other links: "
-                "refused (copy the file in instead)"
-            )
+    rel = escaping_link(root, links)
+    if rel is not None:
+        raise ContentError(f"{shown / rel}: {LINK_OUT}")
 
 
 def _walk(folder: Path, patterns: tuple[str, ...]) -> list[str]:
@@ -159,13 +158,16 @@ def _link(folder: Path, rel: str, dest: Path | None) -> Entry:
     return Entry(rel, "link", False, hashlib.sha256(target.encode()).hexdigest())
 
 
-def _file(source: Path, rel: str, st: os.stat_result, dest: Path | None, limit: int) -> Entry:
-    """Hash (and copy) one regular file, opened without following a symlink swapped in."""
+def _file(root: Path, rel: str, dest: Path | None, limit: int) -> Entry:
+    """Hash (and copy) the regular file ``root/rel``, opened without following any link below
+    ``root`` (one swapped in meanwhile included)."""
     h = hashlib.sha256()
-    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as src:
-        if not stat.S_ISREG(os.fstat(src.fileno()).st_mode):
-            raise ContentError(f"{source}: changed into something else while being read")
+    try:
+        src = open_beneath(root, rel)
+    except (PathError, FileNotFoundError):
+        raise ContentError(f"{root / rel}: changed into something else while being read") from None
+    with src:
+        executable = bool(os.fstat(src.fileno()).st_mode & stat.S_IXUSR)
         out = None
         if dest is not None:
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -175,14 +177,13 @@ def _file(source: Path, rel: str, st: os.stat_result, dest: Path | None, limit: 
             while chunk := src.read(_CHUNK):
                 read += len(chunk)
                 if read > limit:
-                    raise ContentError(f"{source}: grew over the size limit while being read")
+                    raise ContentError(f"{root / rel}: grew over the size limit while being read")
                 h.update(chunk)
                 if out is not None:
                     out.write(chunk)
         finally:
             if out is not None:
                 out.close()
-    executable = bool(st.st_mode & stat.S_IXUSR)
     return Entry(rel, "file", executable, h.hexdigest())
 
 
@@ -228,8 +229,14 @@ def program_files(argv: list[str], cwd: Path) -> dict[str, str]:
     candidates = [argv[0]] if "/" in argv[0] and argv[0] != sys.executable else []
     candidates += [a for a in argv[1:] if not a.startswith("-")][:1]
     for arg in candidates:
-        path = Path(arg) if os.path.isabs(arg) else cwd / arg
-        if not path.is_file():
+        path = Path(os.path.normpath(arg if os.path.isabs(arg) else cwd / arg))
+        # Below the bot's folder (a build may have written there), no link is followed.
+        root, rel = (
+            (cwd, path.relative_to(cwd)) if path.is_relative_to(cwd) else (path.parent, path.name)
+        )
+        try:
+            digest = _file(root, Path(rel).as_posix(), None, 1 << 62).digest
+        except ContentError:  # missing, a link, or not a regular file: not a program file
             continue
         folder = path.parent
         patterns = _manifest_files(folder, path.name)
@@ -241,7 +248,7 @@ def program_files(argv: list[str], cwd: Path) -> dict[str, str]:
             else:
                 found.update({_shown(folder / p, cwd): d for p, d in shot.files().items()})
         if patterns is None:
-            found[_shown(path, cwd)] = _file(path, path.name, path.stat(), None, 1 << 62).digest
+            found[_shown(path, cwd)] = digest
     return found
 
 

@@ -8,6 +8,7 @@ for the levels, the layers and what each one stops.
 from typing import Any
 
 from .limits import SandboxLimits
+from .paths import BotPathError, check_command, runtime_path_problem
 from .probe import (
     CONFINED,
     LEVELS,
@@ -34,6 +35,7 @@ __all__ = [
     "CONFINED",
     "LEVELS",
     "UNSANDBOXED",
+    "BotPathError",
     "BotProcess",
     "HostError",
     "Layer",
@@ -42,6 +44,7 @@ __all__ = [
     "SandboxLimits",
     "Usage",
     "bot_environment",
+    "check_command",
     "choose",
     "clean_output",
     "interpreter_problem",
@@ -49,6 +52,7 @@ __all__ = [
     "launch",
     "match_directory",
     "probe",
+    "runtime_path_problem",
 ]
 
 

@@ -2,10 +2,10 @@
 
 Run as root, bwrap needs no user namespace: it makes new pid, net, ipc, uts and (if possible)
 cgroup namespaces and a fresh root holding only read-only binds of what the program needs
-(``/usr``, a few ``/etc`` files, the Python installation when the bot is Python, the
-``protocol`` package, the directories of the bot's program and script), a private size-capped
-``/tmp`` and the bot's own socket. The working directory is bound only as part of those; else
-it is an empty directory, so a ladder's folder (its database, other bots) stays out of view.
+(the runtime and the directories of the bot's own folder its command names: ``paths.py``
+decides and checks them), a private size-capped ``/tmp`` and the bot's own socket. The working
+directory is bound only as part of those; else it is an empty directory, so a ladder's folder
+(its database, other bots) stays out of view.
 ``setpriv`` then drops to the bot's uid with no capabilities before the bot starts.
 Not root: bwrap's user namespace (``--unshare-all``) does the dropping.
 
@@ -15,21 +15,16 @@ endpoint in the environment mean the same thing inside.
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import protocol
-from arena import games
+from .paths import ETC_FILES, TOP_LINKS
 
 SETPRIV = "/usr/bin/setpriv"
 NOBODY = 65534  # the probe's throw-away sandbox needs no leased uid
-_ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives")
-_TOP_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _NAMESPACES_AS_ROOT = (
     "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 )  # fmt: skip
@@ -62,17 +57,18 @@ def _base() -> list[str]:
     args = [binary() or "bwrap", "--die-with-parent", "--new-session"]
     args += list(_NAMESPACES_AS_ROOT) if os.geteuid() == 0 else ["--unshare-all"]
     args += ["--ro-bind", "/usr", "/usr"]
-    for name in _TOP_LINKS:
+    for name in TOP_LINKS:
         path = Path("/", name)
         if path.is_symlink():
             args += ["--symlink", os.readlink(path), str(path)]
         elif path.is_dir():
             args += ["--ro-bind", str(path), str(path)]
     args += ["--perms", "0755", "--dir", "/etc"]
-    for name in _ETC_FILES:
+    for name in ETC_FILES:
         if Path("/etc", name).exists():
             args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-    return [*args, "--proc", "/proc", "--dev", "/dev"]
+    # /proc/locks lists every file lock of the machine: another seat's locks among them.
+    return [*args, "--proc", "/proc", "--ro-bind", "/dev/null", "/proc/locks", "--dev", "/dev"]
 
 
 def _covered(path: Path, bound: Iterable[Path]) -> bool:
@@ -143,45 +139,3 @@ def command(
         caps = ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
         args += [SETPRIV, *ids, *caps, "--"]
     return [*args, *argv]
-
-
-@functools.cache
-def python_paths() -> tuple[Path, ...]:
-    """What a Python bot run with Arena's own interpreter needs: the installation, the venv, the
-    ``protocol`` package and the game engines (search bots import them), not the rest of the
-    project (the referee, the ladders, their databases)."""
-    engines = Path(games.__file__).parent
-    paths = {Path(sys.base_prefix), Path(sys.prefix), Path(protocol.__file__).parent, engines}
-    paths.add(engines.parent / "__init__.py")
-    return tuple(sorted(paths))
-
-
-def program_paths(argv: Sequence[str], cwd: Path, path_env: str | None) -> tuple[str, list[Path]]:
-    """The program resolved to an absolute path, and the directories the bot needs bound: the
-    program's and its script's (the first argument that is a file), not the whole cwd.
-
-    Raises FileNotFoundError like ``Popen`` when the program does not exist.
-    """
-    program = argv[0]
-    if "/" in program:
-        resolved = program if os.path.isabs(program) else str(cwd / program)
-    else:
-        found = shutil.which(program, path=path_env)
-        if found is None:
-            raise FileNotFoundError(2, "No such file or directory", program)
-        resolved = found
-    if not os.path.exists(resolved):
-        raise FileNotFoundError(2, "No such file or directory", program)
-    binds: list[Path] = []
-    real = Path(os.path.realpath(resolved))
-    if real == Path(os.path.realpath(sys.executable)):
-        binds += python_paths()
-    else:
-        binds.append(Path(resolved).parent)
-        binds.append(real.parent)
-    script = next((a for a in argv[1:] if not a.startswith("-")), None)
-    if script is not None:
-        path = Path(script) if os.path.isabs(script) else cwd / script
-        if path.is_file():
-            binds.append(path.parent)
-    return resolved, binds

@@ -205,6 +205,12 @@ class Cgroup:
             oom_killed=bool(oom),
         )
 
+    def memory_kb(self) -> int | None:
+        """The memory it holds now (pages, cache and kernel memory charged to it)."""
+        name = "memory.current" if self.v2 else "memory.usage_in_bytes"
+        text = _read(self._file("memory", name))
+        return None if text is None else int(text) // 1024
+
     def remove(self) -> None:
         """Remove the (empty) cgroup; the kernel may need a moment after the last exit."""
         for d in self.dirs:

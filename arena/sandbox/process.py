@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import bwrap, host, seccomp, uids
+from . import bwrap, host, paths, seccomp, uids
 from .cgroups import Cgroup
 from .limits import SandboxLimits
 from .probe import HostError, choose, probe
@@ -245,11 +245,14 @@ def launch(
 
     Raises SandboxError if ``level`` is not available here, HostError when this machine fails
     to start it (see ``host.py``), OSError when the bot's own program does not exist or is not
-    a program. ``socket_path`` is the bot's own ipc socket file (made reachable to it, and to no
-    other bot). With ``stdio`` the bot's stdin and stdout are pipes to the referee
-    (``BotProcess.stdin`` / ``.stdout``, non-blocking); otherwise both go to its log, like stderr.
-    ``writable`` is a folder the process may write (a bot version's build): it is handed to
-    the leased uid, and the caller takes it back afterwards (``registry.content.seal``).
+    a program, BotPathError (an OSError) when its command names something outside its folder
+    ``cwd`` that is not part of the runtime (``paths.py``), at every level.
+
+    ``socket_path`` is the bot's own ipc socket file (made reachable to it, and to no other
+    bot). With ``stdio`` the bot's stdin and stdout are pipes to the referee
+    (``BotProcess.stdin`` / ``.stdout``, non-blocking); otherwise both go to its log, like
+    stderr. ``writable`` is a folder the process may write (a bot version's build): it is
+    handed to the leased uid, and the caller takes it back afterwards (``content.seal``).
     """
     level = choose(level)
     if level != "rlimits" and argv and argv[0] == sys.executable:
@@ -289,20 +292,20 @@ def _launch(
         if lease is not None and writable is not None:
             _give_tree(writable, lease.uid)
         command, workdir, pass_fds = list(argv), cwd, ()
+        step = "bot program"
+        seen = paths.view(argv, cwd or Path.cwd(), env.get("PATH"), cwd, limits.runtime_paths)
         step = "seccomp filter"
         if level == "uid":
             child.uid, child.processes = lease.uid if lease else None, limits.processes
             child.seccomp_filter = seccomp.filter_once()
         if level == "bwrap":
             workdir = cwd or Path.cwd()
-            step = "bot program"
-            program, binds = bwrap.program_paths(argv, workdir, env.get("PATH"))
-            step = "seccomp filter"
             pass_fds = (seccomp.bpf_fd(),)
+            runtime = paths.runtime_binds(env.get("PATH"), limits.runtime_paths)
             command = bwrap.command(
-                [program, *argv[1:]],
+                [seen.program, *argv[1:]],
                 cwd=workdir,
-                binds=binds,
+                binds=[*seen.binds, *runtime],
                 socket=socket_path,
                 uid=lease.uid if lease else bwrap.NOBODY,
                 tmp_mb=limits.tmp_mb,
@@ -349,7 +352,7 @@ def _raise_for(exc: BaseException, step: str, program: str, level: str, log: Pat
     if isinstance(exc, HostError | KeyboardInterrupt | SystemExit):
         return
     if step == "bot program":
-        return  # bwrap.program_paths: the bot's program does not exist
+        return  # paths.view: the bot's program does not exist, or names what it may not
     if isinstance(exc, subprocess.SubprocessError):  # the child failed before exec
         raise HostError(f"{level}: could not set up the bot's process: {host.child_report(log)}")
     if step == "start" and isinstance(exc, OSError):

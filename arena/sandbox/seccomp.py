@@ -1,4 +1,5 @@
-"""A seccomp deny-list: no network sockets, no debugging other processes, no new namespaces.
+"""A seccomp deny-list: no network sockets, no debugging other processes, no new namespaces,
+and nothing two bots could meet on in the files every sandbox shows.
 
 Default allow, so any language runtime starts; the listed calls fail with an errno (not a kill)
 so a bot sees a clear error it can report. libseccomp kills on a foreign-architecture syscall
@@ -7,6 +8,7 @@ by default, which closes 32-bit ``int 0x80`` bypasses.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import os
@@ -35,6 +37,43 @@ _NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 
                     0x40000000)  # fmt: skip
 
 
+# Seats share read-only files (``/usr``, the interpreter) and could signal each other through
+# them: locks (seen by every opener of the file, and machine-wide in /proc/locks), and watches
+# that report another process opening or reading a file. A copy of every file per seat cannot
+# be made (bind mounts and overlays share the inode, so locks still meet), so these calls are
+# refused for every file: locks fail with ENOLCK ("no locks available", as on a file system
+# without them), watches with EPERM.
+_LOCK_COMMANDS = (5, 6, 7, 36, 37, 38)  # F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK/SETLK/SETLKW
+_WATCH_COMMANDS = (1024, 1025, 1026)  # F_SETLEASE, F_GETLEASE, F_NOTIFY (dnotify)
+_WATCHES = ("inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark")
+# The page cache is shared too: one seat could drop a shared file's pages and another see
+# whether they are there without timing anything. Dropping becomes a no-op (it is only
+# advice), the non-blocking probe is refused, and cachestat does not exist.
+_POSIX_FADV_DONTNEED = 4
+_MADV_DROPPING = (20, 21)  # MADV_COLD, MADV_PAGEOUT
+_RWF_NOWAIT = 0x8
+
+
+def _isolate_seats(f: Any, sc: Any) -> None:
+    """The rules that keep seats from talking through shared files (see above)."""
+    f.add_rule(sc.ERRNO(errno.ENOLCK), "flock")
+    for command in _LOCK_COMMANDS:
+        f.add_rule(sc.ERRNO(errno.ENOLCK), "fcntl", sc.Arg(1, sc.EQ, command))
+    for command in _WATCH_COMMANDS:
+        f.add_rule(sc.ERRNO(errno.EPERM), "fcntl", sc.Arg(1, sc.EQ, command))
+    for name in _WATCHES:
+        f.add_rule(sc.ERRNO(errno.EPERM), name)
+    f.add_rule(sc.ERRNO(0), "fadvise64", sc.Arg(3, sc.EQ, _POSIX_FADV_DONTNEED))
+    for advice in _MADV_DROPPING:
+        f.add_rule(sc.ERRNO(0), "madvise", sc.Arg(2, sc.EQ, advice))
+    for name in ("preadv2", "pwritev2"):
+        f.add_rule(
+            sc.ERRNO(errno.EOPNOTSUPP), name, sc.Arg(5, sc.MASKED_EQ, _RWF_NOWAIT, _RWF_NOWAIT)
+        )
+    with contextlib.suppress(ValueError, OSError):  # Linux 6.5 and later
+        f.add_rule(sc.ERRNO(errno.ENOSYS), "cachestat")
+
+
 def build() -> Any:
     """The filter as a ``pyseccomp.SyscallFilter`` (ImportError/OSError without libseccomp)."""
     import pyseccomp as sc
@@ -51,6 +90,7 @@ def build() -> Any:
     for flag in _NAMESPACE_FLAGS:
         f.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
     f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    _isolate_seats(f, sc)
     return f
 
 

@@ -3,8 +3,10 @@ or in the ladder's PostgreSQL database when it has one (``competitions/README.md
 
 A token is 32 random bytes (URL-safe base64), shown once when the author is created; only its
 SHA-256 is stored, so a copy of the file lets nobody submit. A bot name belongs to the first
-author who submits it; nobody else can submit under it or read its private logs. Every upload
-attempt that carries a valid token is recorded, for the per-author rate limit.
+author who stores a version of it (an upload refused before a version is stored claims
+nothing); nobody else can submit under it, or under a name too close to it (``arena/names.py``),
+nor read its private logs. Every upload attempt that carries a valid token is recorded, for the
+per-author rate limit.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
-import re
 import secrets
 import threading
 import time
@@ -21,8 +22,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.ladder.database import IntegrityError, Location, connect
+from arena.names import BadName, check_name, clash, clash_message
 
-AUTHOR = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 HOUR_S = 3600.0
 T = TypeVar("T")
 
@@ -78,15 +79,25 @@ class Accounts:
     @_serialized
     def add_author(self, name: str) -> str:
         """Create ``name``; its token (the only time it is known)."""
-        if not AUTHOR.match(name):
-            raise AccountError(f"author name {name!r}: expected 1-32 letters, digits or _.-")
-        token = secrets.token_urlsafe(32)
         try:
-            self.conn.execute(
-                "INSERT INTO authors VALUES (?, ?, ?)", (name, _digest(token), time.time())
-            )
-        except IntegrityError:
-            raise AccountError(f"an author named {name!r} already exists") from None
+            check_name(name, "author name")
+        except BadName as exc:
+            raise AccountError(str(exc)) from None
+        token = secrets.token_urlsafe(32)
+        exists = AccountError(f"an author named {name!r} already exists")
+        try:
+            with self.conn.transaction():
+                taken = [r[0] for r in self.conn.execute("SELECT name FROM authors")]
+                if name in taken:
+                    raise exists
+                other = clash(name, taken)
+                if other is not None:
+                    raise AccountError(clash_message(name, other, "author name"))
+                self.conn.execute(
+                    "INSERT INTO authors VALUES (?, ?, ?)", (name, _digest(token), time.time())
+                )
+        except IntegrityError:  # made meanwhile by another process
+            raise exists from None
         return token
 
     @_serialized
@@ -101,16 +112,29 @@ class Accounts:
 
     @_serialized
     def owner(self, bot: str) -> str | None:
+        """The author of ``bot``, or None while no version of it is stored."""
         row = self.conn.execute("SELECT author FROM owners WHERE bot = ?", (bot,)).fetchone()
         return row[0] if row else None
 
     @_serialized
-    def claim(self, bot: str, author: str) -> None:
-        """Make ``bot`` ``author``'s if nobody owns it; AccountError if someone else does."""
-        self.conn.execute("INSERT INTO owners VALUES (?, ?) ON CONFLICT DO NOTHING", (bot, author))
-        owner = self.owner(bot)
-        if owner != author:
+    def check_claim(self, bot: str, author: str) -> None:
+        """AccountError unless ``author`` may store a version of ``bot``: it is theirs or
+        nobody's, and not too close to another bot's name. Claims nothing."""
+        owners = {row[0]: row[1] for row in self.conn.execute("SELECT bot, author FROM owners")}
+        if owners.get(bot, author) != author:
             raise AccountError(f"the bot name {bot!r} belongs to another author")
+        other = clash(bot, owners)
+        if other is not None:
+            raise AccountError(clash_message(bot, other))
+
+    @_serialized
+    def claim(self, bot: str, author: str) -> None:
+        """Make ``bot`` ``author``'s if nobody owns it (as :meth:`check_claim` says)."""
+        with self.conn.transaction():
+            self.check_claim(bot, author)
+            self.conn.execute(
+                "INSERT INTO owners VALUES (?, ?) ON CONFLICT DO NOTHING", (bot, author)
+            )
 
     @_serialized
     def bots_of(self, author: str) -> list[str]:

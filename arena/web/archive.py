@@ -1,10 +1,14 @@
 """Unpacking an uploaded bot archive (tar.gz or zip) without trusting a byte of it.
 
-Every member is checked before anything is written: a relative path with no ``..`` part, a
-regular file or folder (a symlink only when relative and leading inside the archive; no hard
-links, devices, fifos or sockets), at most ``max_files`` members and ``max_bytes`` in all as
-declared. While writing, each file's bytes are counted again, so an archive that lies about a
-size (a zip bomb) stops at the limit. Any refusal is an :class:`ArchiveError` naming the member.
+Every member is checked before anything is written: a relative path with no ``..`` part made
+of printable names of at most 255 bytes, a regular file or folder (a symlink only when
+relative and leading inside the archive; no hard links, devices, fifos or sockets), at most
+``max_files`` members and ``max_bytes`` in all as declared. While writing, each file's bytes
+are counted again, so an archive that lies about a size (a zip bomb) stops at the limit. Once
+written, and before any file of it is read, every link is resolved through the others: a
+chain whose every link reads as inside (``l -> .``, ``m -> l/..``) but climbs out is refused.
+The archive's own top folder (``./``, as ``tar -czf - .`` writes it) is skipped. Any refusal
+is an :class:`ArchiveError` naming the member.
 """
 
 from __future__ import annotations
@@ -19,7 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from arena.paths import NAME_MAX, escaping_link
+from arena.registry.content import LINK_OUT
+
 _CHUNK = 1 << 16
+MAX_PATH = 1024  # bytes of a member's path or a link's target
 
 
 class ArchiveError(ValueError):
@@ -54,6 +62,9 @@ def unpack(blob: bytes, dest: Path, max_bytes: int, max_files: int) -> Path:
                 _write(dest, m, lambda m=m: archive.open(m.path), max_bytes)
     else:
         raise ArchiveError("not a tar.gz or zip archive")
+    escaping = escaping_link(dest, [_safe_path(m.path) for m in members if m.kind == "link"])
+    if escaping is not None:
+        raise ArchiveError(f"{escaping}: {LINK_OUT}")
     top = list(dest.iterdir())
     if len(top) == 1 and top[0].is_dir() and not top[0].is_symlink():
         return top[0]
@@ -87,7 +98,7 @@ def _tar_members(tar: tarfile.TarFile, max_bytes: int, max_files: int) -> list[t
                 raise ArchiveError(f"more than {max_files} members (the limit)")
             if total > max_bytes:
                 raise ArchiveError(
-                    f"{info.name}: the files unpack to more than {max_bytes >> 20} MiB"
+                    f"{_label(info.name)}: the files unpack to more than {max_bytes >> 20} MiB"
                 )
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise ArchiveError(f"not a readable tar.gz archive ({exc})") from None
@@ -102,9 +113,9 @@ def _tar_member(info: tarfile.TarInfo) -> Member:
     elif info.issym():
         kind = "link"
     elif info.islnk():
-        raise ArchiveError(f"{info.name}: hard links are refused (store the file itself)")
+        raise ArchiveError(f"{_label(info.name)}: hard links are refused (store the file itself)")
     else:
-        raise ArchiveError(f"{info.name}: a device, fifo or other special file is refused")
+        raise ArchiveError(f"{_label(info.name)}: a device, fifo or other special file is refused")
     return Member(info.name, kind, info.size if kind == "file" else 0, info.mode, info.linkname)
 
 
@@ -114,44 +125,96 @@ def _zip_member(info: zipfile.ZipInfo) -> Member:
         return Member(info.filename, "dir", 0, 0o755)
     if stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # 0: no type recorded, a plain file
         what = "a symlink" if stat.S_ISLNK(mode) else "a device, fifo or other special file"
-        raise ArchiveError(f"{info.filename}: {what} in a zip archive is refused (use tar.gz)")
+        raise ArchiveError(
+            f"{_label(info.filename)}: {what} in a zip archive is refused (use tar.gz)"
+        )
     return Member(info.filename, "file", info.file_size, mode or 0o644)
 
 
 def _checked(members: list[Member], max_bytes: int, max_files: int) -> list[Member]:
-    """The members, once every path, link and the totals are known to be safe."""
+    """The members to write (the archive's own top folder left out), once every path, link
+    and the totals are known to be safe."""
     if len(members) > max_files:
         raise ArchiveError(f"more than {max_files} members (the limit)")
     total = 0
     seen: set[str] = set()
+    kept = []
     for m in members:
+        if m.kind == "dir" and _is_top(m.path):
+            continue
         path = _safe_path(m.path)
         if path in seen:
-            raise ArchiveError(f"{m.path}: stored twice")
+            raise ArchiveError(f"{_label(m.path)}: stored twice")
         seen.add(path)
         if m.kind == "link":
-            target = m.target
-            joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
-            if target.startswith("/") or joined == ".." or joined.startswith("../"):
-                raise ArchiveError(f"{m.path}: a symlink leading out of the bot ({target})")
+            _check_target(m)
         total += m.size
         if total > max_bytes:
-            raise ArchiveError(f"{m.path}: the files unpack to more than {max_bytes >> 20} MiB")
-    return sorted(members, key=lambda m: m.path)
+            raise ArchiveError(
+                f"{_label(m.path)}: the files unpack to more than {max_bytes >> 20} MiB"
+            )
+        kept.append(m)
+    return sorted(kept, key=lambda m: m.path)
+
+
+def _is_top(name: str) -> bool:
+    """``.`` or ``./``: the folder the archive was made from, which is ``dest`` itself."""
+    return name != "" and all(p in ("", ".") for p in name.split("/"))
+
+
+def _check_target(m: Member) -> None:
+    target = m.target
+    _plain_text(target, m.path, "its target")
+    if len(target.encode()) > MAX_PATH or not target:
+        raise ArchiveError(f"{_label(m.path)}: a symlink target empty or over {MAX_PATH} bytes")
+    path = _safe_path(m.path)
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    if target.startswith("/") or joined == ".." or joined.startswith("../"):
+        raise ArchiveError(f"{_label(m.path)}: a symlink leading out of the bot ({target})")
 
 
 def _safe_path(name: str) -> str:
-    """``name`` as a clean relative path; ArchiveError for absolute paths and ``..`` parts."""
-    if not name or "\\" in name or "\0" in name:
-        raise ArchiveError(f"{name!r}: not a plain relative path")
+    """``name`` as a clean relative path; ArchiveError for absolute paths, ``..`` parts, names
+    that are not printable text or over 255 bytes, and paths over 1024 bytes."""
+    if not name or "\\" in name:
+        raise ArchiveError(f"{_label(name)}: not a plain relative path")
+    _plain_text(name, name, "its name")
     if name.startswith("/"):
-        raise ArchiveError(f"{name}: an absolute path is refused")
+        raise ArchiveError(f"{_label(name)}: an absolute path is refused")
     parts = [p for p in name.split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise ArchiveError(f"{name}: a path with '..' is refused")
+        raise ArchiveError(f"{_label(name)}: a path with '..' is refused")
     if not parts:
         raise ArchiveError(f"{name!r}: an empty path")
+    if any(len(p.encode()) > NAME_MAX for p in parts):
+        raise ArchiveError(f"{_label(name)}: a name over {NAME_MAX} bytes is refused")
+    if len(name.encode()) > MAX_PATH:
+        raise ArchiveError(f"{_label(name)}: a path over {MAX_PATH} bytes is refused")
     return "/".join(parts)
+
+
+def _plain_text(text: str, name: str, what: str) -> None:
+    """Refuse ``text`` (a member's name or target) unless it is printable UTF-8 text: a
+    control character or undecodable bytes have no place in a bot's file names."""
+    if not _is_plain(text):
+        raise ArchiveError(f"{_label(name)}: {what} is not printable UTF-8 text: refused")
+
+
+def _is_plain(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:  # a byte that was not UTF-8, kept as a surrogate
+        return False
+    return text.isprintable()
+
+
+def _label(name: str) -> str:
+    """A member's name as a message shows it: as is when short printable text, else quoted
+    with escapes and cut (a message must always be printable and valid JSON text)."""
+    if _is_plain(name) and len(name) <= 80:
+        return name
+    text = ascii(name)
+    return text if len(text) <= 80 else f"{text[:80]}... ({len(name)} characters)"
 
 
 def _write(dest: Path, m: Member, source: object, max_bytes: int) -> None:

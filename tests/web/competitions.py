@@ -58,6 +58,19 @@ def write_competition(
     return path
 
 
+def author_token(path: Path, author: str) -> str:
+    """Create ``author`` in the competition of ``path`` (as ``arena serve --add-author``
+    does); their token."""
+    from arena.web.accounts import Accounts
+    from arena.web.competition import load_competition
+
+    accounts = Accounts(load_competition(path).server.accounts)
+    try:
+        return accounts.add_author(author)
+    finally:
+        accounts.close()
+
+
 def chatty(secret: str) -> str:
     """A bot that plays the first option and writes ``secret`` to its stderr every turn."""
     return (

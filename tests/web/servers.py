@@ -11,6 +11,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,7 +21,7 @@ from typing import Any
 from tests.web.competitions import ROOT
 
 ARENA = str(Path(sys.executable).parent / "arena")
-Serve = Callable[[Path], tuple[subprocess.Popen, str]]
+Serve = Callable[..., tuple[subprocess.Popen, str]]  # (competition file, *arguments)
 
 
 def until(
@@ -36,6 +38,18 @@ def until(
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def settled(get: Callable[[str], Any], ref: str, timeout: float = 240) -> dict[str, Any]:
+    """A version once its gate has spoken, polled as ``arena bot submit --server`` does;
+    ``get(path)`` is the JSON of an author's GET (``/api/bots/NAME@N``, with its reports)."""
+    from arena.registry.store import UNFINISHED
+
+    return until(
+        lambda: (v := get(f"/api/bots/{ref}"))["status"] not in UNFINISHED and v,
+        timeout=timeout,
+        what=f"{ref}'s gate",
+    )
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -45,6 +59,52 @@ def free_port() -> int:
 def get_json(url: str) -> Any:
     with urllib.request.urlopen(url, timeout=30) as response:
         return json.loads(response.read())
+
+
+def post_archive(
+    url: str, token: str, body: bytes, name: str | None = None
+) -> tuple[int, dict[str, Any]]:
+    """``POST /api/bots`` of ``body`` as ``token``'s author; the status and the JSON answer
+    (an error's too: ``{"error": ...}``)."""
+    query = "?" + urllib.parse.urlencode({"name": name}) if name is not None else ""
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/gzip"}
+    request = urllib.request.Request(f"{url}/api/bots{query}", body, headers)
+    try:
+        with urllib.request.urlopen(request, timeout=600) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def uploaded(
+    url: str, token: str, body: bytes, name: str | None = None
+) -> tuple[int, dict[str, Any]]:
+    """``post_archive``, then, for a stored version, its state once its gate has spoken (with
+    its reports), polled as the author would; a refusal is returned as it came."""
+    status, answer = post_archive(url, token, body, name)
+    if status in (200, 201):
+        answer = gate_outcome(url, token, answer["version"])
+    return status, answer
+
+
+def gate_outcome(url: str, token: str, ref: str) -> dict[str, Any]:
+    """Version ``ref``'s final state with its reports, read as its author."""
+
+    def read(path: str) -> Any:
+        request = urllib.request.Request(url + path, headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())
+
+    return settled(read, ref)
+
+
+def get(url: str) -> tuple[int, str]:
+    """The status and the text of a GET, an error's too."""
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
 
 
 def _answers(url: str) -> bool:
@@ -64,17 +124,21 @@ def _group_alive(group: int) -> bool:
 
 
 def serving(logs: Path) -> Iterator[Serve]:
-    """Start ``arena serve`` on a competition file (its log in ``logs``); the process and its
-    URL. Every server started is killed at the end, its workers and their bots with it."""
+    """Start ``arena serve`` on a competition file, with more arguments and environment
+    variables when given (its log in ``logs``); the process and its URL. Every server started
+    is killed at the end, its workers and their bots with it."""
     started: list[subprocess.Popen] = []
 
-    def start(path: Path) -> tuple[subprocess.Popen, str]:
+    def start(
+        path: Path, *extra: str, env: dict[str, str] | None = None
+    ) -> tuple[subprocess.Popen, str]:
         port = free_port()
         log = (logs / f"serve-{len(started)}.log").open("w")
-        argv = [ARENA, "serve", str(path), "--port", str(port)]
+        argv = [ARENA, "serve", str(path), "--port", str(port), *extra]
         proc = subprocess.Popen(
-            argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
+            argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, **(env or {})},
+        )  # fmt: skip
         started.append(proc)
         url = f"http://127.0.0.1:{port}"
         until(lambda: _answers(url), timeout=60, what="the server to answer")

@@ -76,6 +76,17 @@ def test_effect_order_asked_when_effects_differ() -> None:
     assert decision(state).seat == 1 and decision(state).kind == "turn"
 
 
+def test_effect_order_choice_is_public() -> None:
+    """RULES.md 11 (public: the effect order chosen), D3: every seat is told the order."""
+    state = start([[eff(FLIP, "pink", "flip"), eff(FORCE, "pink", "force_draw"), B4], [Y0], [Y2]])
+    pick(state, "turn", action="play", index=0)
+    pick(state, "effect_order", first="R")
+    for seat in (0, 1, 2):
+        assert events(state, seat, "effect_order") == [
+            {"type": "effect_order", "seat": 0, "first": "R"}
+        ]
+
+
 # --- 5.3 force_draw -----------------------------------------------------------------------
 
 
@@ -101,6 +112,20 @@ def test_force_draw_target_chooses_source_and_position() -> None:
     pick(state, "insert", who=1, index=1)
     assert state.hands[1] == [Y0, c("orange", 6)] and state.reserves[1] == []
     assert decision(state).seat == 1 and decision(state).kind == "turn"
+
+
+def test_force_draw_is_a_forced_draw_and_ends_with_the_effect() -> None:
+    """README events (``draw``: ``forced``), RULES.md 5.3: the target's draw is marked forced,
+    an ordinary draw is not; once the effect is over no target is left in the position."""
+    state = start([[eff(FORCE, "green", "force_draw"), B5, B6], [Y0]])
+    pick(state, "turn", action="play", index=0)
+    pick(state, "force_draw_target", seat=1)
+    pick(state, "force_draw_source", source="pile")
+    pick(state, "insert", who=1, index=0)
+    assert [e["forced"] for e in events(state, 0, "draw")] == [True]
+    assert decision(state).seat == 1 and state.position()["target"] is None
+    pick(state, "turn", who=1, action="draw", source="pile")
+    assert [e["forced"] for e in events(state, 0, "draw")] == [True, False]
 
 
 def test_force_draw_target_may_take_played_card() -> None:
@@ -189,6 +214,11 @@ def test_force_draw_without_legal_source_does_nothing() -> None:
     pick(state, "force_draw_target", seat=1)
     assert events(state, 0, "force_draw_skipped") == [{"type": "force_draw_skipped", "target": 1}]
     assert state.hands[1] == [Y0] and state.direction == -1
+    # the turn went on (the flip, then both seats stuck: a stalemate), nothing asked of seat 1
+    assert [(d.seat, d.kind) for d in state.pending()] == [
+        (0, "round_reserve"),
+        (1, "round_reserve"),
+    ]
 
 
 # --- 5.4 pass_left ----------------------------------------------------------------------

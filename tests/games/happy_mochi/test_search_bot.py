@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arena.games.happy_mochi import GAME
 from arena.match.bots import parse_bot
 from arena.match.referee import play_match
@@ -33,6 +35,7 @@ ENDGAME = {
 }
 
 
+@pytest.mark.bots
 def test_search_bot_plays_an_endgame_through_the_referee(tmp_path: Path) -> None:
     """A tenth of a 1 s clock per decision; every seat ends ok and the replay verifies."""
     bots = [

@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from arena.games.base import OptionError
 from arena.games.happy_mochi import GAME
-from arena.games.happy_mochi.cards import CARD_COUNT, HAND_SIZE
+from arena.games.happy_mochi.cards import CARD_COUNT, COLOUR, COLOURS, HAND_SIZE, NUMBER, card_id
 from arena.games.happy_mochi.scenario import build_state
+from arena.games.rng import KeyedRandom
 
 from .util import assert_conserved, c, decision, events, pick
+
+
+def test_seventy_cards_one_per_number_and_colour() -> None:
+    """RULES.md 1: 70 cards, numbers 0-9 in 7 colours, each pair once; a face that is not in
+    the game has no card."""
+    faces = [(NUMBER[card], COLOURS[COLOUR[card]]) for card in range(CARD_COUNT)]
+    assert CARD_COUNT == 70 and len(COLOURS) == 7 and len(set(faces)) == 70
+    assert {number for number, _ in faces} == set(range(10))
+    assert [card_id(number, colour) for number, colour in faces] == list(range(CARD_COUNT))
+    for number, colour in ((10, COLOURS[0]), (3, "grey")):
+        with pytest.raises(ValueError, match="no Happy Mochi card"):
+            card_id(number, colour)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
@@ -27,12 +38,22 @@ def test_first_round_setup(players: int) -> None:
     assert decision(state).kind == "turn" and decision(state).seat == state.starter
 
 
+@pytest.mark.parametrize("players", [2, 6])
+def test_first_round_is_round_one(players: int) -> None:
+    """RULES.md 3.1, R33: a new game starts in round 1, so ``max_rounds`` N allows N rounds
+    (rounds are counted in the state, the round_start event and every view)."""
+    state = GAME.new(players, 3, {"max_rounds": 2})
+    assert state.round == 1
+    assert [e["round"] for e in events(state, 0, "round_start")] == [1]
+    assert {state.view(seat)["round"] for seat in range(players)} == {1}
+
+
 def test_hand_order_is_deal_order() -> None:
     """RULES.md 3.1 step 3, R30: hands keep the order cards came off the shuffled deck."""
     seed, players = 5, 4
     state = GAME.new(players, seed, {"first_seat": 2})
     deck = list(range(CARD_COUNT))
-    random.Random(seed).shuffle(deck)
+    KeyedRandom(seed).shuffle(deck)  # the engine's generator
     for seat in range(players):
         assert state.hands[seat] == deck[seat * 7 : seat * 7 + 7]
     assert state.tens == [deck[28]] and state.units == [deck[29]]
@@ -45,8 +66,10 @@ def test_first_starter_is_seeded_random() -> None:
     assert starters == {0, 1, 2, 3}
     assert GAME.new(4, 9).starter == GAME.new(4, 9).starter
     assert GAME.new(4, 9, {"first_seat": 3}).starter == 3
-    with pytest.raises(OptionError):
-        GAME.new(3, 9, {"first_seat": 3})
+    assert GAME.new(6, 9, {"first_seat": 5}).starter == 5  # any seat of the largest table
+    for players, first in ((3, 3), (6, 6)):
+        with pytest.raises(OptionError):
+            GAME.new(players, 9, {"first_seat": first})
 
 
 def _end_round_by(winner_plays: list[int], loser_hand: list[int], **kwargs: object):
@@ -120,6 +143,19 @@ def test_deck_too_small_uneven_deal() -> None:
     state = _end_round_by(winner, loser, reserves=[reserve, []])
     pick(state, "round_reserve", who=1, index=0)
     assert [len(h) for h in state.hands] == [3, 4]
+
+
+def test_deck_of_two_plus_one_card_each_is_still_dealt() -> None:
+    """RULES.md 3.2 step 5: with exactly n cards after the main duo every player gets one card
+    and the round is played (the game ends only with fewer)."""
+    winner = [c("blue", 6, None), c("purple", 6, None)]
+    loser = [c("yellow", 5)]
+    tops = [c("pink", 0), c("purple", 1)]
+    reserve = [x for x in range(CARD_COUNT) if x not in (*winner, *loser, *tops)]
+    state = _end_round_by(winner, loser, reserves=[reserve, []])
+    pick(state, "round_reserve", who=1, index=0)
+    assert not state.is_over() and state.round == 2
+    assert [len(h) for h in state.hands] == [1, 1] and len(state.tens) == len(state.units) == 1
 
 
 def test_deck_too_small_for_everyone_ends_game() -> None:

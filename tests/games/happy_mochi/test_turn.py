@@ -283,6 +283,20 @@ def test_r5_stuck_player_passes() -> None:
     assert decision(state).seat == 1 and state.passes == 1
 
 
+def test_r5_a_pass_hands_the_turn_to_the_left_neighbour() -> None:
+    """R5, RULES.md 2 and 4.3: after a pass, play goes on with (active+1) mod n, as after any
+    turn (three players, so left and right differ)."""
+    state = build_state(
+        [[n("pink", 9)], [n("blue", 4)], [n("green", 2)]],
+        [n("pink", 2)],
+        [n("purple", 1)],
+        [],
+        [[], [n("green", 7)], [n("yellow", 3)]],
+    )
+    assert events(state, 2, "pass") == [{"type": "pass", "seat": 0}]
+    assert decision(state).seat == 1 and state.passes == 1
+
+
 def test_r6_draw_resets_pass_count() -> None:
     """R6: any draw or play between passes resets the count."""
     state = stuck_layout([n("blue", 4)], [n("green", 7)])
@@ -305,6 +319,19 @@ def test_r6_stalemate_round() -> None:
     assert state.round == 2 and state.starter == 1
 
 
+def test_r6_pass_count_starts_again_each_round() -> None:
+    """R6: only consecutive turns of one round count: after a stalemate round (n passes) the
+    next round starts with no pass counted, in the state, every seat's view and the position."""
+    state = stuck_layout([n("blue", 4)], [])
+    assert events(state, 0, "round_end")[0]["reason"] == "stalemate"
+    pick(state, "round_reserve", who=0, index=0)
+    pick(state, "round_reserve", who=1, index=0)
+    assert state.round == 2 and decision(state).kind == "turn"
+    assert state.passes == 0
+    assert [state.view(seat)["passes"] for seat in (0, 1)] == [0, 0]
+    assert state.position()["passes"] == 0
+
+
 def test_r33_turn_cap_ends_round_as_stalemate() -> None:
     """R33: after max_turns_per_round turns the round ends as a stalemate."""
     state = build_state(
@@ -319,6 +346,21 @@ def test_r33_turn_cap_ends_round_as_stalemate() -> None:
         pick(state, "insert", index=0)
     (end,) = events(state, 0, "round_end")
     assert end["reason"] == "turn_cap" and end["winner"] is None
+
+
+def test_r33_turn_cap_counts_the_turns_of_this_round() -> None:
+    """R33: max_turns_per_round N allows exactly N turns, counted from each round's start (a
+    new game: nobody is stuck, so two draws from the pile are two turns)."""
+    state = GAME.new(2, 5, {"max_turns_per_round": 2})
+    assert state.turns == 0 and state.view(0)["turn"] == 0
+    first = decision(state).seat
+    pick(state, "turn", who=first, action="draw", source="pile")
+    pick(state, "insert", index=0)
+    assert not events(state, 0, "round_end") and state.view(0)["turn"] == 1
+    pick(state, "turn", who=1 - first, action="draw", source="pile")
+    pick(state, "insert", index=0)
+    (end,) = events(state, 0, "round_end")
+    assert end["reason"] == "turn_cap"
 
 
 def test_r33_max_rounds_ends_game() -> None:

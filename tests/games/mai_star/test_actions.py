@@ -92,6 +92,19 @@ def test_introduce_one_card_when_deck_holds_one() -> None:
     ]
 
 
+def test_introduce_one_card_from_a_one_card_hand() -> None:
+    """RULES.md 6.3: k is at most the hand size too: a one-card hand discards one card and
+    draws exactly one, however full the deck."""
+    st = arranged(
+        THREE, hands={0: ["thief_red"]}, deck=["yakuza_red", "yakuza_blue", "yakuza_green"]
+    )
+    answer(st, "action", action="introduce")
+    answer(st, "introduce_first", card="thief_red")  # no second-card question follows
+    assert hand(st, 0) == ["yakuza_red"] and len(st.deck) == 2
+    draws = [e for e in events_of(st, 0) if e["type"] == "draw" and e["reason"] == "introduce"]
+    assert [e["count"] for e in draws] == [1]
+
+
 def test_introduce_two_cards_or_stop() -> None:
     """RULES.md 6.3, D3b: a second card or stop; draw as many as discarded."""
     st = arranged(

@@ -26,6 +26,25 @@ def test_effect_is_optional() -> None:
     assert ids(st.seats[1].guests) == ["samurai_red"] and ids(st.seats[0].guests) == ["thief_red"]
 
 
+def test_effect_use_and_decline_are_public() -> None:
+    """RULES.md 17 (effect use/decline, target choices: everyone), D4: every seat is told
+    whether the effect was used, and how."""
+    st = arranged(
+        GEISHAS3, hands={0: ["thief_red", "actor_blue"]}, guests={1: ["samurai_red"]}, deck=DECK
+    )
+    answer(st, "action", action="guest", card="thief_red")
+    answer(st, "effect", action="decline")
+    used = arranged(
+        GEISHAS3, hands={0: ["thief_red", "actor_blue"]}, guests={1: ["samurai_red"]}, deck=DECK
+    )
+    answer(used, "action", action="guest", card="thief_red")
+    answer(used, "effect", action="target", target=1)
+    for state, choice in ((st, {"action": "decline"}), (used, {"action": "target", "target": 1})):
+        told = {"type": "effect", "seat": 0, "card": "thief_red", "resolution": 1, "choice": choice}
+        for seat in range(3):
+            assert told in events_of(state, seat), (seat, choice)
+
+
 def test_courtier_plays_a_guest_of_its_own_colour() -> None:
     """RULES.md 8 Courtier, R18, R19: same colour only, passing the check; its effect is used."""
     st = arranged(

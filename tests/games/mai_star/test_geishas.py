@@ -29,6 +29,18 @@ def test_akenohoshi_boost_for_this_turn_only() -> None:
     assert st.akenohoshi_used
 
 
+def test_akenohoshi_boost_is_gone_when_the_game_ends_on_her_turn() -> None:
+    """RULES.md 10 Akenohoshi, R30: the boost lasts until the end of the turn, also when that
+    turn ends the game: the final position and views hold no boost."""
+    st = arranged(["Akenohoshi", "Momiji", "Natsumi"], hands={0: ["thief_red"]}, deck=DECK, rnd=3)
+    answer(st, "pre_action", action="boost", colour="red")
+    answer(st, "action", action="guest", card="thief_red")
+    answer(st, "effect", action="decline")
+    assert st.is_over() and st.position()["turn"]["boost"] is None
+    base = {"performance": 3, "service": 3, "intelligence": 3}  # Akenohoshi's, no advertisers
+    assert all(st.view(seat)["tables"][0]["reputation"] == base for seat in range(3))
+
+
 def test_akenohoshi_once_per_round() -> None:
     """RULES.md 10: once per round; it refreshes in the next round (13.3)."""
     st = arranged(

@@ -120,6 +120,23 @@ def test_next_round_collects_all_cards_and_deals_more() -> None:
     assert [s.geisha for s in st.seats] == [4, 2, 3]
 
 
+def test_round_two_starts_with_the_lowest_total() -> None:
+    """RULES.md 13 step 4: after scoring, the player with the lowest total starts the next
+    round (seat 2 scored nothing here; seat 0 started round 1)."""
+    st = arranged(
+        ["Oboro", "Momiji", "Natsumi"],
+        hands={0: ["scholar_red"]},
+        guests={1: ["samurai_red"]},
+        deck=["yakuza_red"],
+    )
+    answer(st, "action", action="guest", card="scholar_red")
+    answer(st, "effect", action="decline")
+    assert [s.total for s in st.seats][2] < min(s.total for s in st.seats[:2])
+    start = [e for e in events_of(st, 0) if e["type"] == "round_start"][-1]
+    assert start == {"type": "round_start", "round": 2, "start_seat": 2}
+    assert st.pending()[0].seat == 2
+
+
 def _with_totals(totals: list[int], seed: int = 0):
     st = arranged(
         ["Oboro", "Momiji", "Natsumi", "Suzune", "Harukaze", "Akenohoshi"][: len(totals)], seed=seed

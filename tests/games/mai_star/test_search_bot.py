@@ -6,6 +6,8 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from arena.games.mai_star import GAME
 from arena.match.bots import parse_bot
 from arena.match.referee import play_match
@@ -25,6 +27,7 @@ def last_round(seed: int) -> dict[str, Any]:
     return state.position()
 
 
+@pytest.mark.bots
 def test_search_bot_plays_a_match(tmp_path: Path) -> None:
     """From the last round of a game, on a fiftieth of a 1 s clock per decision; the replay
     verifies."""

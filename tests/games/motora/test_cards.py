@@ -13,7 +13,7 @@ from tests.games.motora.helpers import Dice, events, fresh, give, index, put, ru
 
 HERE = Path(__file__).parent
 FACE_DOWN = TRIBE_FIELDS.index("face_down_craftsmen")
-RULES = HERE.resolve().parents[2].parent / "shared" / "games" / "motora" / "RULES.md"
+RULES = Path(combat.__file__).with_name("RULES.md")  # the packaged rules
 
 
 def _play(st, seat: int, window: str, **fields):
@@ -40,6 +40,17 @@ def test_played_single_use_goes_to_bottom_and_is_public() -> None:
     played = events(st, "card_played")[0]
     assert played["card"]["card"] == "CR15"
     assert any(e["type"] == "card_played" for e in st.events_since(1, 0)[0])
+
+
+def test_copies_of_a_single_use_card_make_one_option() -> None:
+    """README (window options: one per playable card design and target): two Blessings of
+    Renewal (TE05) with one destroyed tile are one option, not two."""
+    st = fresh(2)
+    st.destroyed["r3c4"] = True
+    first, second = give(st, 0, "TE05"), give(st, 0, "TE05")
+    offered = equipment.card_options(st, 0, "start_of_turn")
+    assert len(offered) == 1 and offered[0]["card"] in (first, second)
+    assert offered[0]["target"] == "r3c4"
 
 
 def test_before_consumption_cards() -> None:
@@ -210,8 +221,7 @@ def test_every_card_and_ruling_is_tested() -> None:
     text = "".join(p.read_text() for p in sorted(HERE.glob("test_*.py")))
     missing = sorted({c.id for c in CARDS if c.id not in text})
     assert not missing, missing
-    if RULES.exists():
-        rulings = re.findall(r"^(17\.\d+) ", RULES.read_text(), flags=re.M)
-        assert len(rulings) == 73
-        cited = set(re.findall(r"17\.\d+", text))
-        assert not [r for r in rulings if r not in cited], [r for r in rulings if r not in cited]
+    rulings = re.findall(r"^(17\.\d+) ", RULES.read_text(), flags=re.M)
+    assert len(rulings) == 73
+    cited = set(re.findall(r"17\.\d+", text))
+    assert not [r for r in rulings if r not in cited], [r for r in rulings if r not in cited]

@@ -280,6 +280,8 @@ def test_raid_idol_transport_and_procession() -> None:
     _combat(st, answer)
     assert len(steps) == 4 and steps[1][0] == {"position": None}  # may stop after one step
     assert idol.owner == 0 and idol.shrine == "life" and st.idols_of(1) == 0
+    stolen = {"type": "idol_stolen", "idol": idol.id, "seat": 0, "victim": 1}
+    assert all(stolen in st.events_since(seat, 0)[0] for seat in (0, 1))  # public (RULES.md 18)
 
 
 def test_raid_steal_gear_random_unused_only() -> None:

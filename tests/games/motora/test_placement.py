@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.games.motora import placement
+from arena.games.motora import placement, resources
 from arena.games.motora.flow import end_of_turn
 from arena.games.motora.model import (
     ACTIVE,
@@ -150,6 +150,29 @@ def test_home_first_only_for_first_member_at_home() -> None:
     run(placement.stage_one(st), default)
     at_home = [m for m in st.own(0, (PLACED,)) if m.pos == "r1c2"]
     assert [m.home_first for m in at_home] == [True, False]
+
+
+def test_end_of_turn_ends_this_turns_limits() -> None:
+    """RULES.md 14 (this turn's effects end), 11.2 (recruit once per turn), 6.2 (the first
+    member home each turn), 17.70 (Spirit Ward for one turn): after a turn in which tribe 0
+    recruited and sent a member home first and tribe 1 warded its village, all three are new."""
+    st = fresh(2)
+    put(st, 0, "r1c2", 2)
+    st.tribes[0].recruited = st.tribes[0].home_used = True
+    st.tribes[1].ward = True
+    st.tribes[0].shelter = 20  # enough to reach tribe 1's village
+    end_of_turn(st)
+    assert "r7c6" in {o["position"] for o in placement.legal_positions(st, 0, None)}
+
+    def home(d):
+        return index(d, position="r1c2")
+
+    run(placement.place_one(st, 0, 1), home)
+    first = next(m for m in st.own(0) if m.state == PLACED)
+    assert first.home_first
+    second = put(st, 0, "r1c2")[0]
+    options = resources.member_options(st, 0, second, {}, [first])
+    assert "recruit" in {o["action"] for o in options}
 
 
 def test_end_of_turn_and_first_player_rotation() -> None:

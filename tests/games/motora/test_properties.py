@@ -76,6 +76,28 @@ def test_random_games_end_with_valid_outcome(players: int) -> None:
             )
 
 
+def rolls(state: MotoraState) -> list[int]:
+    """Every die value the game announced: fight dice, rerolls and single rolls."""
+    out: list[int] = []
+    for entry in state.event_log():
+        event = entry["event"]
+        if event["type"] == "fight_roll":
+            out += [value for side in event["dice"] for value in side["dice"]]
+        elif event["type"] == "reroll" or event["type"] == "die":
+            out.append(event["roll"])
+    return out
+
+
+def test_every_die_is_a_d6() -> None:
+    """RULES.md conventions, 8: every die rolled (a fight's two per side, a reroll, a single
+    roll) shows 1 to 6; over a few random games every face shows up."""
+    seen: set[int] = set()
+    for seed in range(6):
+        state, _ = random_answers(GAME, 4, seed, policy_seed=seed)
+        seen.update(rolls(state))
+    assert seen == set(range(1, 7))
+
+
 @pytest.mark.parametrize("players", PLAYERS)
 @pytest.mark.parametrize(
     "options",

@@ -72,6 +72,7 @@ def test_gather_yield_with_life_bonus_gear_and_plenty() -> None:
         ("T07", "CR05", "food", 2),
         ("T11", "CR06", "water", 0),
         ("T07", "CR06", "food", 0),
+        ("T07", "CR07", "food", 0),
     ],
 )
 def test_gear_bonus_matches_subtype_or_resource(tile, gear, resource, bonus) -> None:
@@ -107,6 +108,8 @@ def test_wild_boars() -> None:
     st.rng = Dice([1, 1])
     _act(st, 0, {m.id: {"action": "gather", "option": 0}, s.id: {"action": "gather", "option": 0}})
     assert m.state == NEXT_INJURED and s.state == PLACED and st.tribes[0].food == food
+    attacks = {e["member"]: e["injured"] for e in events(st, "boar_attack")}
+    assert attacks == {m.id: True, s.id: False}
     st.rng = Dice([2])
     st.gathered.clear()
     _act(st, 0, {s.id: {"action": "gather", "option": 0}})
@@ -127,7 +130,8 @@ def test_hut_and_temple_draw_without_bonus() -> None:
             t.id: {"action": "gather", "draw": "temple"},
         },
     )
-    assert st.tribes[0].hand == sorted([top_c, top_t], key=[top_c, top_t].index)
+    in_board_order = BOARD.order[h.pos] < BOARD.order[t.pos]  # members act in board order
+    assert st.tribes[0].hand == ([top_c, top_t] if in_board_order else [top_t, top_c])
     drawn = events(st, "card_drawn")
     assert all("card" not in e for e in drawn)
     assert all("card" in e for e in st.events_since(0, 0)[0] if e["type"] == "card_drawn")
@@ -157,6 +161,31 @@ def test_fishing_pairs_bonus_and_any_position() -> None:
     third = next(x for x in asked if f"member {c.id} " in x.prompt)
     assert not [o for o in third.options if o["action"] == "fish"]
     assert st.tribes[0].food == food + 4 + 2 + 2
+
+
+def test_offered_amounts_are_what_the_action_yields() -> None:
+    """README (D9: ``amount``, the expected yield), RULES.md 11.2, 12.1: with a Life bonus and a
+    Fishing Net, the amount offered for fishing and for gathering is what the tribe gets."""
+    st = fresh(2)
+    st.idols[0].pos, st.idols[0].owner, st.idols[0].shrine = None, 0, "life"
+    (fisher,) = put(st, 0, "r1c2", gear="CR04")
+    (gatherer,) = put(st, 0, _spot(st, "T04"))
+    fish = next(o for o in resources.member_options(st, 0, fisher, {}, []) if o["action"] == "fish")
+    gather = next(
+        o for o in resources.member_options(st, 0, gatherer, {}, []) if o["action"] == "gather"
+    )
+    assert fish["amount"] == BOARD.fishing[fish["spot"]].food + 1 + 2
+    assert gather["amount"] == BOARD.tiles["T04"].gather[0]["amount"] + 1
+    food = st.tribes[0].food
+    _act(
+        st,
+        0,
+        {
+            fisher.id: {"action": "fish", "spot": fish["spot"]},
+            gatherer.id: {"action": "gather", "option": 0},
+        },
+    )
+    assert st.tribes[0].food == food + fish["amount"] + gather["amount"]
 
 
 def test_transport_steps_poles_and_arrival() -> None:
@@ -217,6 +246,31 @@ def test_idol_into_another_tribe_village_goes_to_it() -> None:
 
     run(resources.tribe_actions(st, 0), answer)
     assert idol.owner == 1
+
+
+def test_transported_idol_stops_in_the_first_claimed_village() -> None:
+    """RULES.md 11.2, 12.2, 17.56: an idol that enters a claimed village stops there even with
+    steps left (Carrying Poles allow two): no further step is asked, the owner picks a shrine."""
+    st = fresh(2, villages=("r1c2", "r7c6"))
+    idol = st.idols[0]
+    idol.pos = "r2c2"
+    put(st, 0, "r2c2", gear="CR12")
+    asked = []
+
+    def answer(d):
+        asked.append(d.kind)
+        if d.kind == "action":
+            return index(d, action="transport")
+        if d.kind == "idol_step" and asked.count("idol_step") == 1:
+            return index(d, position="r1c2")
+        if d.kind == "idol_shrine":
+            return index(d, shrine="life")
+        return 0
+
+    run(resources.tribe_actions(st, 0), answer)
+    assert asked.count("idol_step") == 1 and "idol_shrine" in asked
+    assert events(st, "idol_moved")[-1]["path"] == ["r1c2"]
+    assert idol.owner == 0 and idol.shrine == "life" and st.bonus(0, "life") == 1
 
 
 def test_recruit() -> None:
@@ -291,6 +345,25 @@ def test_consumption_home_exemption_and_snapshot() -> None:
     assert st.tribes[0].shelter == 2
 
 
+def test_consumption_pays_exactly_what_is_needed() -> None:
+    """RULES.md 11.4, 11.5: a stock equal to the need is paid in full with no shortage; a stock
+    below it is paid to 0 and then one member dies."""
+    st = fresh(2)
+    need = resources.needs(st, 0)
+    st.tribes[0].food, st.tribes[0].water, st.tribes[0].shelter = need["food"], 2, need["shelter"]
+    asked = []
+
+    def answer(d):
+        asked.append((d.seat, d.kind))
+        return 0
+
+    run(resources.consumption(st), answer)
+    assert (st.tribes[0].food, st.tribes[0].water, st.tribes[0].shelter) == (0, 0, 0)
+    assert asked.count((0, "victim")) == 1  # for the water only
+    paid = [(e["resource"], e["change"]) for e in events(st, "resource") if e["seat"] == 0]
+    assert paid[:3] == [("food", -need["food"]), ("water", -2), ("shelter", -need["shelter"])]
+
+
 def test_shortage_victim_any_state_and_death_needs_a_victim() -> None:
     """RULES.md 11.5, 17.61, 11.4: any own living member may die; no victim, no death."""
     st = fresh(3)
@@ -331,6 +404,11 @@ def test_stockpile_cap_variant() -> None:
     st2.tribes[0].food = 50
     run(resources.consumption_step(st2))
     assert st2.tribes[0].food == 44
+    st3 = fresh(2, stockpile_cap=5)  # a stock left exactly at the cap is not cut
+    st3.tribes[0].food = resources.needs(st3, 0)["food"] + 5
+    run(resources.consumption_step(st3))
+    cuts = [e for e in events(st3, "resource") if e["why"] == "cap" and e["seat"] == 0]
+    assert st3.tribes[0].food == 5 and "food" not in [e["resource"] for e in cuts]
 
 
 def test_idol_win_counts_only_shrines() -> None:
@@ -355,6 +433,8 @@ def test_elimination_drops_idols_and_ruins_village() -> None:
     assert st.tribes[1].eliminated and "r7c6" in st.ruined and "r7c6" not in st.owner
     assert st.idols[0].pos == "r7c6" and st.idols[0].owner is None
     assert st.decks["craftsmen"][-1] == card
+    dropped = {"type": "idol_dropped", "idol": st.idols[0].id, "position": "r7c6"}
+    assert all(dropped in st.events_since(seat, 0)[0] for seat in range(3))  # public (18)
 
 
 def test_simultaneous_elimination() -> None:

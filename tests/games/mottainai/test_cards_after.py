@@ -38,6 +38,9 @@ def test_frog_extra_turn_only_when_not_ahead():
     assert s.current == 0
     turn = [e["event"] for e in s.event_log() if e["event"]["type"] == "turn"][-1]
     assert turn["seat"] == 0 and turn["extra"]
+    no_task(s)  # the extra turn is played once, then play goes on to the opponent
+    turns = [e["event"] for e in s.event_log() if e["event"]["type"] == "turn"]
+    assert [(t["seat"], t["extra"]) for t in turns[-2:]] == [(0, True), (1, False)]
     s = start({"seats": [{"hand": ["Pin", "Frog", "Amulet"]}, {}]})
     smith(s, "Pin", "Frog")
     assert s.current == 1  # opponent has fewer works: Frog not offered
@@ -125,6 +128,31 @@ def test_amulet_sells_a_bench_card_even_for_itself():
     assert names(s.players[0].sales) == ["Bell"]
 
 
+def test_the_pool_goes_on_after_an_effect_that_does_not_return_the_work():
+    """RULES 6.6: effects are picked from the pool one at a time, each at most once, until the
+    player stops; after Stool the rest of the pool (Amulet, Cloak) is offered again."""
+    s = start(
+        {
+            "seats": [
+                {
+                    "hand": ["Pin", "Amulet", "Bench"],
+                    "gallery": ["Stool", "Cloak"],
+                    "bench": ["Bell"],
+                },
+                {},
+            ],
+            "deck": ["Fan", "Crane", "Plane"],
+        }
+    )
+    smith(s, "Pin", "Amulet")
+    assert sorted(after_effects_offered(s)) == ["Amulet", "Cloak", "Stool"]
+    answer(s, "after_effect", effect="Stool")
+    assert sorted(after_effects_offered(s)) == ["Amulet", "Cloak"]
+    answer(s, "after_effect", effect="Amulet")
+    answer(s, "amulet_card", card="Bell")
+    assert after_effects_offered(s) == ["Cloak"]
+
+
 def test_cloak_returns_the_work_and_completes_metal():
     """Cloak, E-AFT-2: return the new work, then complete a Metal hand card for free."""
     s = start({"seats": [{"hand": ["Pin", "Crane", "Bell"], "gallery": ["Cloak"]}, {}]})
@@ -142,6 +170,21 @@ def test_poem_returns_paper_work_and_completes_top_card():
     answer(s, "after_effect", effect="Poem")
     answer(s, "wing", wing="gift_shop")
     assert names(s.players[0].shop) == ["Bowl"] and names(s.deck[:1]) == ["Crane"]
+
+
+def test_poem_only_after_a_paper_work():
+    """Poem, RULES 6.6: it fits a completed Paper work only; after a Stone work it is not
+    offered (Amulet is)."""
+    s = start(
+        {
+            "seats": [
+                {"hand": ["Pin", "Amulet", "Bench"], "gallery": ["Poem"], "bench": ["Bell"]},
+                {},
+            ]
+        }
+    )
+    smith(s, "Pin", "Amulet")
+    assert after_effects_offered(s) == ["Amulet"]
 
 
 def test_poem_chain_is_bounded():
@@ -246,6 +289,67 @@ def test_ring_takes_a_sale_from_richer_opponent():
     assert names(s.players[0].sales) == ["Bell", "Coin"]
 
 
+def after_effects_offered(s) -> list[str]:
+    """The effects of the pending after-effect choice (none if no such choice is asked)."""
+    pending = s.pending()
+    if not pending or pending[0].kind != "after_effect":
+        return []
+    return [o["effect"] for o in pending[0].options if "effect" in o]
+
+
+def test_a_work_taken_by_shuriken_ends_the_game_at_once():
+    """E-AFT-8, RULES 10.1.2: the wing threshold is checked right after the taken work is
+    placed: a fifth work in a wing ends the game there."""
+    s = start(
+        {
+            "seats": [
+                {"hand": ["Pin", "Shuriken", "Bell", "Coin"], "gallery": ["Crane", "Fan", "Plane"]},
+                {"gallery": ["Bowl", "Cup", "Dice"], "gift_shop": ["Vase", "Jar"]},
+            ]
+        }
+    )
+    smith(s, "Pin", "Shuriken")
+    answer(s, "after_effect", effect="Shuriken")
+    answer(s, "shuriken_opponent", seat=1)
+    answer(s, "shuriken_work", card="Vase")
+    answer(s, "wing", wing="gallery")
+    assert len(s.players[0].gallery) == 5
+    assert not s.pending() and s.outcome().details["end"] == "wing"
+
+
+def test_ring_needs_an_opponent_with_strictly_more_sales():
+    """Ring, E-BOO-2: counted after your own sale, an opponent with as many sales as you is no
+    target; Ring is offered only against one with more."""
+    offered = {}
+    for theirs in (["Fan"], ["Fan", "Plane"]):
+        s = start(
+            {
+                "seats": [
+                    {"hand": ["Crane"], "gallery": ["Ring"], "bench": ["Bell"]},
+                    {"sales": theirs},
+                ]
+            }
+        )
+        set_task(s, "Crane")
+        answer(s, "action", action="task")
+        answer(s, "clerk", card="Bell")
+        assert names(s.players[0].sales) == ["Bell"]
+        offered[len(theirs)] = "Ring" in after_effects_offered(s)
+    assert offered == {1: False, 2: True}
+
+
+def test_shuriken_needs_an_opponent_with_strictly_more_works():
+    """Shuriken, E-AFT-8 and E-BOO-2: works are counted after Shuriken is placed; an opponent
+    with as many works as you is no target."""
+    offered = {}
+    for theirs in (["Crane"], ["Crane", "Fan"]):
+        s = start({"seats": [{"hand": ["Pin", "Shuriken", "Bell", "Coin"]}, {"gallery": theirs}]})
+        smith(s, "Pin", "Shuriken")
+        assert names(s.players[0].gallery) == ["Shuriken"]
+        offered[len(theirs)] = "Shuriken" in after_effects_offered(s)
+    assert offered == {1: False, 2: True}
+
+
 # ----- action boosters -------------------------------------------------------------------------
 
 
@@ -302,6 +406,16 @@ def test_flute_takes_an_opponents_paper_work():
     assert names(s.players[0].helpers) == ["Crane"] and not s.players[1].gallery
 
 
+def test_flute_reaches_paper_works_in_either_wing():
+    """Flute, E-BOO-1: an opponent's Paper works in the gift shop are targets too."""
+    s = start({"seats": [{"hand": ["Amulet"], "gallery": ["Flute"]}, {"gift_shop": ["Crane"]}]})
+    set_task(s, "Amulet")
+    answer(s, "action", action="task")
+    answer(s, "monk", source="flute")
+    answer(s, "flute_target", seat=1, zone="gift_shop", card="Crane")
+    assert names(s.players[0].helpers) == ["Crane"] and not s.players[1].shop
+
+
 def test_robe_sells_all_bench_cards_of_a_material():
     """Robe."""
     s = start(
@@ -342,6 +456,39 @@ def test_sword_hires_from_opponent_with_more_helpers():
     answer(s, "sword_card", card="Coin")
     assert names(s.players[0].helpers) == ["Coin"]
     assert task_events(s)[0]["actions"] == 1
+    used = {"type": "effect", "seat": 0, "effect": "Sword", "card": "Sword"}
+    assert all(used in s.events_since(seat, 0)[0] for seat in (0, 1))  # public (RULES 14)
+
+
+def test_sword_is_a_source_only_for_its_owner():
+    """E-BOO-2, RULES 5.4 (Monk, Potter): without the Sword, an opponent with more helpers or
+    bench cards is no source: only the floor is offered."""
+    for task, kind, zone in (("Amulet", "monk", "helpers"), ("Bowl", "potter", "bench")):
+        s = start({"seats": [{"hand": [task]}, {zone: ["Bell", "Coin"]}], "floor": ["Crane"]})
+        set_task(s, task)
+        answer(s, "action", action="task")
+        assert [o["source"] for o in options_of(s, kind)] == ["floor"], kind
+
+
+def test_sword_needs_an_opponent_with_strictly_more():
+    """Sword, E-BOO-2: an opponent with as many helpers (Monk) or bench cards (Potter) as you is
+    no source; one with more is."""
+    for task, kind, zone in (("Amulet", "monk", "helpers"), ("Bowl", "potter", "bench")):
+        offered = {}
+        for theirs in (["Bell"], ["Bell", "Coin"]):
+            s = start(
+                {
+                    "seats": [
+                        {"hand": [task], "gallery": ["Sword"], zone: ["Pin"]},
+                        {zone: theirs},
+                    ],
+                    "floor": ["Crane"],
+                }
+            )
+            set_task(s, task)
+            answer(s, "action", action="task")
+            offered[len(theirs)] = "sword" in [o["source"] for o in options_of(s, kind)]
+        assert offered == {1: False, 2: True}, kind
 
 
 # ----- end-game scoring ------------------------------------------------------------------------
@@ -362,6 +509,41 @@ def test_tapestry():
     """Tapestry, E-SCO-5: +1 per work in its wing."""
     s = end_now({"seats": [{"gallery": ["Tapestry", "Crane", "Fan"], "gift_shop": ["Bell"]}, {}]})
     assert breakdown(s, 0)["effects"] == 3
+
+
+def test_tapestry_with_go_set_counts_stone_works_of_the_other_wing():
+    """Tapestry, RULES 11 step 4: with Go Set, Stone works of the other wing count too."""
+    s = end_now(
+        {
+            "seats": [
+                {"gallery": ["Tapestry", "Go Set", "Crane"], "gift_shop": ["Amulet", "Bell"]},
+                {},
+            ]
+        }
+    )
+    assert breakdown(s, 0)["effects"] == 4  # three gallery works + the gift shop's Amulet
+
+
+def test_fountain_reveals_are_haniwa_helpers_when_the_game_ends_in_that_task():
+    """E-TSK-3, RULES 11 step 4: Stone cards revealed for Fountain count as helpers for Haniwa
+    if the game ends during that Clerk task (here Bell sells the deck's last card)."""
+    s = start(
+        {
+            "seats": [
+                {"gallery": ["Fountain", "Haniwa", "Bell"], "hand": ["Crane", "Amulet", "Bench"]},
+                {},
+            ],
+            "deck": ["Fan"],
+            "exact_deck": True,
+        }
+    )
+    set_task(s, "Crane")
+    answer(s, "fountain_reveal", card="Amulet")
+    answer(s, "fountain_reveal", card="Bench")
+    answer(s, "action", action="task")
+    answer(s, "clerk", source="bell")
+    assert not s.pending() and s.outcome().details["end"] == "deck_empty"
+    assert breakdown(s, 0)["effects"] == 3 * 2 and breakdown(s, 1)["effects"] == 0
 
 
 def test_haniwa():

@@ -57,6 +57,25 @@ def test_kite_copies_a_work_until_turn_end():
     assert s.current == 1 and not s.kite  # the copy ended with the turn
 
 
+def test_kite_copy_of_a_booster_works_at_noon():
+    """E-KITE-2, E-KITE-3: a copied booster works normally for the rest of the turn (Kite as a
+    Bell: a Clerk action may sell the deck's top card)."""
+    s = start(
+        {
+            "seats": [{"gallery": ["Kite"], "hand": ["Crane", "Fan"]}, {"gallery": ["Bell"]}],
+            "deck": ["Cup", "Bowl"],
+        }
+    )
+    answer(s, "morning_effect", effect="Kite")
+    answer(s, "kite_card", card="Fan")
+    answer(s, "kite_player", seat=1)
+    answer(s, "kite_work", card="Bell")
+    set_task(s, "Crane")
+    answer(s, "action", action="task")
+    answer(s, "clerk", source="bell")
+    assert names(s.players[0].sales) == ["Cup"]
+
+
 def test_pin_takes_a_tailor_action():
     """Pin, E-MOR-3: one Tailor action in the Morning."""
     s = start(
@@ -119,6 +138,9 @@ def test_chopsticks_old_task_to_sales():
     assert names(s.players[0].sales) == ["Bell"]
     s = start({"seats": [{"gallery": ["Chopsticks"], "task": "Bell", "task_face_down": True}, {}]})
     assert s.pending()[0].kind == "new_task" and names(s.floor) == ["Bell"]
+    s = start({"seats": [{"gallery": ["Chopsticks"], "task": "Bell"}, {}]})
+    answer(s, "chopsticks", choice="floor")  # declined: the old task goes to the floor
+    assert not s.players[0].sales and names(s.floor) == ["Bell"]
 
 
 def test_sketch_helper_becomes_task():
@@ -161,6 +183,40 @@ def test_flag_on_own_task_only():
     answer(s, "action", action="prayer")
     answer(s, "flag_reveal", card="Bowl")
     assert task_events(s)[-1]["actions"] == 2
+
+
+def reveals_seen_by(s, seat: int) -> list[dict]:
+    """The ``reveal`` events in ``seat``'s own event stream (what that seat was told)."""
+    return [e for e in s.events_since(seat, 0)[0] if e["type"] == "reveal"]
+
+
+def test_figurine_and_flag_reveals_are_public():
+    """E-TSK-2, E-HID-2: the card revealed for Figurine or Flag is shown to every seat at the
+    moment of the reveal, and stays in the revealer's hand."""
+    figurine = start(
+        {"seats": [{"gallery": ["Figurine"], "hand": ["Bowl", "Cup"]}, {"task": "Dice"}]}
+    )
+    set_task(figurine, "Cup")
+    answer(figurine, "figurine_reveal", card="Bowl")
+    flag = start({"seats": [{"gallery": ["Flag"], "hand": ["Bowl", "Cup"]}, {}]})
+    set_task(flag, "Cup")
+    answer(flag, "flag_reveal", card="Bowl")
+    for s, effect in ((figurine, "Figurine"), (flag, "Flag")):
+        shown = {"type": "reveal", "seat": 0, "card": "Bowl", "reason": effect}
+        assert reveals_seen_by(s, 1) == [shown], effect
+        assert reveals_seen_by(s, 0) == [shown], effect
+        assert "Bowl" in names(s.players[0].hand)
+
+
+def test_fountain_only_before_a_clerk_task():
+    """Fountain, E-TSK-3: its reveals come before a Clerk (Paper) task only; a Monk task asks
+    nothing, and without Fountain a Clerk task asks nothing either."""
+    s = start({"seats": [{"gallery": ["Fountain"], "hand": ["Amulet", "Bench"]}, {}]})
+    set_task(s, "Amulet")
+    assert s.pending()[0].kind == "action"
+    s = start({"seats": [{"hand": ["Crane", "Amulet", "Bench"]}, {}]})
+    set_task(s, "Crane")
+    assert s.pending()[0].kind == "action"
 
 
 def test_fountain_stone_cards_count_as_clerk_helpers():
@@ -324,6 +380,54 @@ def test_go_set_stone_works_cover_in_both_wings():
     answer(s, "smith_work", card="Frog")
     answer(s, "wing", wing="gallery")
     assert not s.pending() and s.outcome().details["end"] == "wing"  # Gift Shop: 1 + 4 Stone
+
+
+def test_five_materials_without_the_turtle_end_nothing():
+    """E-END-5: only the Turtle's owner wins by owning works of all five materials."""
+    s = start(
+        {
+            "seats": [
+                {
+                    "gallery": ["Coin", "Crane", "Amulet", "Cloak"],
+                    "hand": ["Bell", "Bowl", "Cup", "Dice"],
+                },
+                {"gallery": ["Turtle", "Sword", "Ring"], "gift_shop": ["Flute"]},
+            ]
+        }
+    )
+    set_task(s, "Bell")
+    answer(s, "action", action="task")
+    answer(s, "smith_work", card="Bowl")
+    answer(s, "wing", wing="gift_shop")
+    assert len({C.DEFS[w % C.DECK_SIZE].material for w in s.players[0].works()}) == 5
+    assert s.pending() and not s.is_over()  # the game goes on
+
+
+def test_turtle_wins_for_the_owners_team():
+    """E-END-5, RULES 12: in the team game a satisfied Turtle makes its owner's team win, even
+    with fewer points."""
+    s = start(
+        {
+            "seats": [
+                {
+                    "gallery": ["Turtle", "Crane", "Amulet", "Cloak"],
+                    "hand": ["Bell", "Bowl", "Cup", "Dice"],
+                },
+                {"gallery": ["Coin", "Sword", "Ring"], "gift_shop": ["Flute"]},
+                {},
+                {"gallery": ["Gong", "Pin"]},
+            ]
+        },
+        players=4,
+        teams=True,
+    )
+    set_task(s, "Bell")
+    answer(s, "action", action="task")
+    answer(s, "smith_work", card="Bowl")
+    answer(s, "wing", wing="gift_shop")
+    out = s.outcome()
+    assert out.details["end"] == "turtle" and out.ranks == (0, 2, 0, 2)
+    assert out.details["team_scores"][0] < out.details["team_scores"][1]
 
 
 def test_turtle_wins_outright():

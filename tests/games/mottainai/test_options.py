@@ -62,3 +62,4 @@ def test_team_opponent_excludes_partner():
     """E-TEAM-3: a teammate is not an opponent (obstructions do not apply to partners)."""
     s = GAME.new(4, 1, {"teams": True})
     assert not s.is_opp(0, 2) and s.is_opp(0, 1) and s.opponents(1) == [2, 0]
+    assert all(s.view(seat)["teams"] == [[0, 2], [1, 3]] for seat in range(4))  # RULES 12, 14

@@ -229,6 +229,19 @@ def test_determinize_deals_only_unseen_cards() -> None:
     assert len(hands) > 5
 
 
+def test_short_position_with_bad_options_names_the_options() -> None:
+    """README "Short form", RULES 1.2 and 12: options a game cannot have (teams at 3 players,
+    one deck at 5) are refused as a position error on ``options``, with the reason."""
+    for players, options, reason in (
+        (3, {"teams": True}, "4 players"),
+        (5, {"two_decks": False}, "needs two decks"),
+    ):
+        short = {"form": "short", "game": "mottainai", "players": players, "options": options}
+        with pytest.raises(PositionError, match=reason) as caught:
+            GAME.load({**short, "seats": [{} for _ in range(players)]})
+        assert caught.value.where == "options"
+
+
 def test_determinize_needs_the_current_players_view() -> None:
     state = GAME.new(2, 3)
     other = 1 - state.current

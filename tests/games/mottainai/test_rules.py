@@ -71,6 +71,16 @@ def test_setup_card_is_not_a_task_and_is_discarded_face_up():
 # ----- 4 Turn structure ------------------------------------------------------------------------
 
 
+def test_turns_are_numbered_one_after_another():
+    """RULES 4: turns follow one another clockwise; the turn event numbers them in order."""
+    s = start({"seats": [{"hand": ["Bell"]}, {"hand": ["Pin"]}, {"hand": ["Cup"]}]}, players=3)
+    for _ in range(3):
+        no_task(s)
+    turns = [e["event"] for e in s.event_log() if e["event"]["type"] == "turn"]
+    first = turns[0]["turn"]
+    assert [(t["seat"], t["turn"]) for t in turns] == [(1, first), (2, first + 1), (0, first + 2)]
+
+
 def test_hand_limit_returns_one_at_a_time():
     """RULES 4.1.1, E-MOR-1: return down to five, each card beneath the previous one."""
     s = start({"seats": [{"hand": ["Bell", "Crane", "Fan", "Pin", "Ring", "Sword", "Coin"]}, {}]})
@@ -212,6 +222,31 @@ def test_craft_uses_bench_support_of_task_material():
     answer(s, "craft_work", card="Bench")
     answer(s, "wing", wing="gift_shop")
     assert names(s.players[0].shop) == ["Bench"] and names(s.players[0].bench) == ["Frog"]
+    done = {"type": "complete", "seat": 0, "card": "Bench", "wing": "gift_shop", "how": "craft"}
+    assert all(done in s.events_since(seat, 0)[0] for seat in (0, 1))  # public (RULES 14)
+
+
+def test_craft_support_offers_each_bench_card_once():
+    """RULES 6.3, E-TSK-8: the bench cards of the work's material are one generic option, to be
+    picked at most as many times as there are such cards (Crane's Paper cards fill the rest)."""
+    s = start(
+        {
+            "seats": [
+                {"hand": ["Bowl", "Cup"], "gallery": ["Crane"], "bench": ["Dice", "Fan", "Plane"]},
+                {},
+            ]
+        }
+    )
+    set_task(s, "Bowl")
+    answer(s, "action", action="craft")
+    answer(s, "craft_work", card="Cup")
+    assert [o["source"] for o in options_of(s, "support")] == ["bench", "crane", "crane"]
+    answer(s, "support", source="bench")
+    assert [o["source"] for o in options_of(s, "support")] == ["crane", "crane"]
+    answer(s, "support", source="crane", card="Fan")
+    answer(s, "wing", wing="gallery")
+    assert names(s.players[0].gallery) == ["Crane", "Cup"]
+    assert names(s.players[0].bench) == ["Dice", "Plane"]
 
 
 def test_mixed_hand_and_bench_support_not_allowed():
@@ -244,6 +279,9 @@ def test_deck_empty_ends_at_once():
     assert not s.pending()
     assert s.outcome().details["end"] == "deck_empty"
     assert names(s.players[0].waiting) == ["Crane"]
+    out = s.outcome()  # every seat's view shows scores and ranks once over (README "Views")
+    for q in (0, 1):
+        assert s.view(q)["scores"] == list(out.scores) and s.view(q)["ranks"] == list(out.ranks)
 
 
 def test_fifth_work_ends_before_after_effects():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arena.games import load_game
 from arena.match.bots import parse_bot
 from arena.match.referee import play_match
@@ -13,6 +15,7 @@ from arena.match.results import Limits
 ROOT = Path(__file__).resolve().parents[3]
 
 
+@pytest.mark.bots
 def test_search_bot_plays_a_match(tmp_path: Path) -> None:
     bots = [
         parse_bot(

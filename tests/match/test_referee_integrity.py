@@ -27,7 +27,7 @@ from protocol import messages
 from protocol.codec import ProtocolError
 from tests.procs import leftovers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HOSTILE_BOTS = ROOT / "tests/bots/hostile"
 GAME = load_game("happy_mochi")
 LIMITS = Limits(init_ms=5000, move_ms=1000, bank_ms=1000)
@@ -106,7 +106,7 @@ def test_a_connection_flood_is_ruled_and_frees_every_descriptor(bot_dir: Path) -
 
 def test_a_connection_flood_after_a_lost_game_does_not_void_it(bot_dir: Path) -> None:
     """The attack that turned every loss into a void: the result must stand as played."""
-    result = play(bot_dir, "connection_flood.py --after-loss", seats=2, seed=3)  # a loss
+    result = play(bot_dir, "connection_flood.py --after-loss", seats=2, seed=1)  # a loss
     seat = hostile(result)
     assert "ATTACK game: lost" in seat.log_tail  # it lost, so it attacked
     assert seat.status == "ok", (seat.status, seat.detail)  # after the game: no fault, no void
@@ -121,7 +121,7 @@ def test_the_referee_survives_a_flood_beyond_its_descriptor_limit(bot_dir: Path)
     script = (
         "import json, resource, sys\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512))\n"
-        "from tests.test_referee_integrity import GAME, LIMITS, ONE_ROUND\n"
+        "from tests.match.test_referee_integrity import GAME, LIMITS, ONE_ROUND\n"
         "from arena.match.bots import parse_bot\n"
         "from arena.match.referee import play_match\n"
         f"folder = {str(bot_dir)!r}\n"
@@ -156,7 +156,7 @@ def test_the_referee_raises_its_soft_descriptor_limit_to_the_hard_one() -> None:
     script = (
         "import resource\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (256, 2048))\n"
-        "from arena.match.referee import raise_open_files_limit\n"
+        "from arena.sandbox.descriptors import raise_open_files_limit\n"
         "print(raise_open_files_limit(), resource.getrlimit(resource.RLIMIT_NOFILE))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
@@ -200,7 +200,7 @@ def test_a_small_flood_is_a_fault_past_the_per_turn_allowance(bot_dir: Path) -> 
 def test_stale_messages_past_the_match_allowance_are_a_flood(bot_dir: Path) -> None:
     """A second connection answering every turn: counted as unexpected, then a flood; never
     taken for the seat's own answer (its choices are out of range)."""
-    result = play(bot_dir, "spoof.py second", seats=2)
+    result = play(bot_dir, "spoof.py second", seats=2, seed=8)  # a game of over 64 turns
     assert_ruled(result, "flood", "stale or unexpected messages in the match")
     seat = hostile(result)
     assert seat.warnings == {"unexpected": 64}

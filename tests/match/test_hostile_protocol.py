@@ -22,7 +22,7 @@ from arena.match.results import Limits, MatchResult
 from arena.sandbox import SandboxLimits
 from tests.procs import leftovers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "tests/bots/protocol"
 GAME = load_game("happy_mochi")
 LIMITS = Limits(init_ms=5000, move_ms=500, bank_ms=1000)

@@ -9,6 +9,7 @@ many matches it has played.
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import subprocess
 import time
 import uuid
@@ -27,7 +28,7 @@ from arena.match.results import Limits, MatchResult
 from tests.ladder.helpers import ARENA, arena, stored_count, write_ladder
 from tests.procs import leftovers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GAME = load_game("happy_mochi")
 SHORT = {"max_rounds": 1, "max_turns_per_round": 2}
 LIMITS = Limits(init_ms=5000, move_ms=500, bank_ms=1000)
@@ -135,20 +136,22 @@ def test_a_bot_that_refuses_a_second_welcome_forfeits_that_match_only(
     assert played(third, 0)[0] == 1 and played(third, 0)[1] != played(first, 0)[1]
 
 
-def test_a_bot_that_speaks_between_matches_is_replaced_and_spoils_nothing(
+def test_a_bot_that_speaks_between_matches_is_replaced_or_ruled_and_spoils_nothing(
     folder: Path, pool: BotPool
 ) -> None:
+    """It sends a stray action after its game_over. Seen before it is stopped (kept processes
+    wait stopped), it is replaced; sent once it runs again, it is read in its next match and
+    ruled there as any stray message, on its own seat. The other seat never notices."""
     bots = [reusable(folder, "chatty", "chatter", 1), reusable(folder, "steady")]
-    (first,) = series(bots, pool, 1)
+    first, second = series(bots, pool, 2)
     assert_clean(first)
-    deadline = time.monotonic() + 30
-    while not any("chattered" in log.read_text() for log in pool.directory.glob("*.log")):
-        assert time.monotonic() < deadline, "the bot never sent its stray action"
-        time.sleep(0.01)
-    time.sleep(0.5)  # printed once handed to its socket's I/O thread: let it arrive
-    second = play_match(GAME, bots, 1, SHORT, LIMITS, pool=pool, ask_forced=True)
-    assert_clean(second)  # the stray action is never read into the next match
-    assert played(second, 0)[0] == 1 and played(second, 0)[1] != played(first, 0)[1]
+    chatty = second.seats[0]
+    if played(second, 0)[0] == 1:  # replaced: a fresh process, clean
+        assert (chatty.status, chatty.incidents) == ("ok", []), chatty.incidents
+        assert played(second, 0)[1] != played(first, 0)[1]
+    else:
+        assert (chatty.status, chatty.warnings) == ("ok", {"unexpected": 1}), chatty.incidents
+    assert (second.seats[1].status, second.seats[1].incidents) == ("ok", [])
     assert played(second, 1)[0] == 2
 
 
@@ -215,3 +218,135 @@ def test_a_worker_keeps_a_bounded_number_of_idle_processes(
     again = play_match(GAME, first, 0, SHORT, LIMITS, pool=pool, ask_forced=True)
     assert_clean(again)
     assert played(again, 0)[0] == 1  # a started afresh
+
+
+# -- kept processes obey the same rules as fresh ones (issue 24 item 2) ----------------------
+
+
+def kept(folder: Path, name: str, mode: str, number: int, amount: int = 0) -> BotSpec:
+    return parse_bot(f"{name}=python {folder}/kept.py {mode} {number} {amount or ''}".rstrip())
+
+
+def children(result: MatchResult, seat: int) -> int:
+    """How many processes it left earlier were alive at its welcome (``children C``)."""
+    lines = [line.split() for line in result.seats[seat].log_tail.splitlines()]
+    return int([words for words in lines if words[:1] == ["match"]][-1][5])
+
+
+@pytest.mark.parametrize(
+    ("mode", "status", "detail"),
+    [
+        ("connections", "too_many_connections", "more than 4 connections"),
+        ("messages", "flood", "more than 32 messages since its last turn"),
+    ],
+)
+def test_a_kept_process_is_held_to_every_per_match_limit_in_its_third_match(
+    folder: Path, pool: BotPool, mode: str, status: str, detail: str
+) -> None:
+    bots = [kept(folder, "sly", mode, 3), reusable(folder, "steady")]
+    results = series(bots, pool, 4)
+    for result in results[:2]:
+        assert_clean(result)
+    third = results[2].seats[0]
+    assert (third.status, played(results[2], 0)) == (status, (3, played(results[0], 0)[1]))
+    assert detail in third.detail
+    assert results[2].seats[1].status == "ok" and results[2].ranks == [1, 0]
+    assert played(results[3], 0)[0] == 1  # a fresh process plays on
+
+
+def test_extra_connections_allowed_in_a_match_are_not_carried_into_the_next(
+    folder: Path, pool: BotPool
+) -> None:
+    """Three silent extra connections are within a match's cap, but a process holding them is
+    not kept: the next match starts with a fresh process."""
+    bots = [kept(folder, "hoarder", "connections", 1, 3), reusable(folder, "steady")]
+    first, second = series(bots, pool, 2)
+    assert_clean(first)
+    assert_clean(second)
+    assert played(second, 0)[0] == 1 and played(second, 1)[0] == 2
+
+
+def test_children_left_by_a_kept_process_do_not_live_into_its_next_match(
+    folder: Path, pool: BotPool
+) -> None:
+    bots = [kept(folder, "forker", "fork", 1), reusable(folder, "steady")]
+    results = series(bots, pool, 3)
+    assert "left children" in results[0].seats[0].log_tail  # a child and a daemon
+    for result in results:
+        assert_clean(result)
+    assert [played(r, 0)[0] for r in results] == [1, 2, 3]  # the same process, kept
+    assert [children(r, 0) for r in results] == [0, 0, 0]
+    pool.close()
+    assert leftovers(folder) == []
+
+
+def test_idle_processes_are_bounded_by_the_memory_they_hold(
+    folder: Path, pool: BotPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("arena.match.pool.IDLE_MEMORY_MB", 100)
+    roomy = Limits(init_ms=5000, move_ms=5000, bank_ms=5000)
+    bots = [kept(folder, "hog", "hog", 1, 150), reusable(folder, "steady")]
+    first, second = (
+        play_match(GAME, bots, seed, SHORT, roomy, pool=pool, ask_forced=True) for seed in (0, 1)
+    )
+    assert_clean(first)
+    assert len(pool) == 1 and pool.memory_kb() < 100 << 10  # the hog went, the small one stays
+    assert_clean(second)
+    assert played(second, 0)[0] == 1 and played(second, 1)[0] == 2
+
+
+def test_a_kept_process_flooding_its_idle_socket_costs_the_others_nothing(
+    folder: Path, pool: BotPool
+) -> None:
+    """It floods its socket with connections as soon as its match is over (it is stopped
+    while it waits, so only until then): the worker's other matches play on time, and its own
+    next match has a fresh process or rules it, as it would a fresh one."""
+    flooder = [kept(folder, "flooder", "flood", 1), reusable(folder, "steady")]
+    others = [reusable(folder, "a"), reusable(folder, "b")]
+    assert_clean(play_match(GAME, flooder, 0, SHORT, LIMITS, pool=pool, ask_forced=True))
+    for seed in range(3):
+        result = play_match(GAME, others, seed, SHORT, LIMITS, pool=pool, ask_forced=True, lane=1)
+        assert_clean(result)
+    again = play_match(GAME, flooder, 1, SHORT, LIMITS, pool=pool, ask_forced=True)
+    seat = again.seats[0]
+    fresh = played(again, 0)[0] == 1
+    assert fresh or seat.status == "too_many_connections", (seat.status, seat.detail)
+    assert again.seats[1].status == "ok"
+
+
+def test_a_ladder_with_reuse_holds_kept_hostile_bots_to_the_rules_and_finishes(
+    tmp_path: Path,
+) -> None:
+    """A real ladder, one worker, reuse on: a bot that opens 6 connections in its process's
+    third match and one that floods its idle socket after every match beside a random bot.
+    The run ends, nothing is void, the random bot is never hurt, the connections are ruled."""
+    folder = tmp_path / "ladder"
+    bots = folder / "bots"
+    shutil.copytree(ROOT / "tests/bots/protocol", bots, ignore=shutil.ignore_patterns("__py*"))
+    shutil.copy(ROOT / "sample_bots/python/random_bot.py", bots / "random_bot.py")
+    for path in (tmp_path, folder, bots, *bots.iterdir()):
+        path.chmod(0o755)
+    commands = {
+        "sly": f"python {bots}/kept.py connections 3",
+        "flooder": f"python {bots}/kept.py flood 1",
+        "honest": f"python {bots}/random_bot.py --seed 1",
+    }
+    lines = ['name = "kept"', 'game = "happy_mochi"', "seats = 2", "rounds = 3", "seed = 7"]
+    lines += ["[options]", *(f"{k} = {v}" for k, v in SHORT.items())]
+    for name, command in commands.items():
+        lines += ["[[bots]]", f'name = "{name}"', f'command = "{command}"']
+    path = folder / "kept.toml"
+    path.write_text("\n".join(lines) + "\n")
+    out = arena("ladder", "run", str(path), "--workers", "1", "--quiet", timeout=240)
+    assert out.returncode == 0, out.stderr
+    db = path.with_suffix(".db")
+    assert stored_count(db) == 18  # 3 pairs x 2 rotations x 3 rounds
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT bot, status FROM results").fetchall()
+        voids = conn.execute("SELECT COUNT(*) FROM voids").fetchone()[0]
+    assert voids == 0
+    statuses = {name: [s for bot, s in rows if bot == name] for name in commands}
+    assert set(statuses["honest"]) == {"ok"}
+    assert "too_many_connections" in statuses["sly"]
+    assert set(statuses["flooder"]) <= {"ok", "too_many_connections"}
+    assert leftovers(bots) == []

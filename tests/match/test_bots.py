@@ -10,7 +10,7 @@ import pytest
 
 from arena.match.bots import BotCommandError, parse_bot, unique_names
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = "sample_bots/python/random_bot.py"
 
 
