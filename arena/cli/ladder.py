@@ -38,7 +38,7 @@ from arena.ladder import database, loop
 from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
 from arena.ladder.executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
-from arena.ladder.ratings import compare, head_to_head, seat_effects
+from arena.ladder.ratings import ScoreOutOfRange, compare, head_to_head, seat_effects
 from arena.ladder.standings import standings
 from arena.ladder.store import (
     CommandChanged,
@@ -87,14 +87,30 @@ def _config(path: Path, fmt: str = "table", check_bots: bool = False) -> LadderC
         _fail(exc.problems[-1])
 
 
+def _out_of_range(cfg: LadderConfig, exc: ScoreOutOfRange, remedy: str = "") -> str:
+    """A stored score the game's declared range does not allow: every interval and verdict
+    rests on that range, so none is computed; the organiser is told what to do."""
+    remedy = remedy or (
+        f"drop the match to read the rest: arena ladder forget {cfg.path} --match {exc.match_id}"
+    )
+    return (
+        f"{cfg.path}: {exc}; every interval and verdict rests on that range, so none is "
+        f"computed. The game ({cfg.game.id}) broke it: report this match to its maintainers "
+        f"(its replay reproduces it), then {remedy}"
+    )
+
+
 @contextmanager
 def _reading(cfg: LadderConfig) -> Iterator[Store]:
+    """The database, read-only; a stored score outside the game's range exits 2, naming it."""
     try:
         store = Store.read(cfg.database, cfg.game.id)
     except StoreError as exc:
         _fail(str(exc))
     try:
         yield store
+    except ScoreOutOfRange as exc:
+        _fail(_out_of_range(cfg, exc))
     finally:
         store.close()
 
@@ -114,6 +130,8 @@ def _writing(cfg: LadderConfig) -> Iterator[Store]:
     try:
         yield store
         store.check_still_there()
+    except ScoreOutOfRange as exc:
+        _fail(_out_of_range(cfg, exc))
     except StorageError as exc:
         _fail(str(exc), code=STORAGE_EXIT)
     except database.Error as exc:
@@ -142,7 +160,14 @@ def _show(cfg: LadderConfig, store: Store, fmt: str, wide: bool = False) -> None
     typer.echo(report.ladder_table(stats, fmt, header, width))
     if fmt in ("table", "markdown"):
         if any(s.tied for s in stats):
-            typer.echo("=: order not established (rating below 95% sure or intervals overlap)")
+            typer.echo(
+                "=: not established that the bot above finishes ahead of it in more of the sets "
+                "both played (Holm over every pair: family-wise error 5%, at every look)"
+            )
+        typer.echo(
+            f"intervals: 95% confidence sequences, valid however often the table is looked at; "
+            f"scores in [{cfg.rating.score_range[0]:g}, {cfg.rating.score_range[1]:g}]"
+        )
         if len(stored) < len(schedule):
             typer.echo(
                 f"{len(stored)} of {len(schedule)} matches stored: the ladder is incomplete "
@@ -284,6 +309,8 @@ def run(
         )
     except StoreError as exc:
         _fail(str(exc))
+    except ScoreOutOfRange as exc:  # every match is stored; the ratings' table cannot be read
+        _fail(_out_of_range(cfg, exc))
     except loop.HostFailure as exc:
         _fail(str(exc), code=HOST_EXIT)
     except StorageError as exc:
@@ -381,11 +408,13 @@ def h2h(path: FileArg, fmt: FormatOpt = "table") -> None:
 
 @ladder_app.command()
 def seats(path: FileArg, fmt: FormatOpt = "table") -> None:
-    """Seat effects: how each seat position fared, whoever sat in it, with a 95% CI."""
+    """Seat effects: how each seat position fared, whoever sat in it, with a 95% interval
+    valid however often you look."""
     cfg = _config(path, fmt)
     with _reading(cfg) as store:
         _, stored = ladder.records(cfg, store)
-    typer.echo(report.seats_table(seat_effects(stored), fmt))
+        effects = seat_effects(stored, cfg.rating.score_range)
+    typer.echo(report.seats_table(effects, fmt))
 
 
 @ladder_app.command("compare")
@@ -395,7 +424,8 @@ def compare_cmd(
     b: Annotated[str, typer.Argument(metavar="B", help="Another bot of the ladder.")],
     fmt: FormatOpt = "table",
 ) -> None:
-    """A against B over the duplicate sets both played: paired difference with a 95% CI."""
+    """A against B over the duplicate sets both played: mean difference and sets won, each
+    with a 95% interval valid however often you look, and a verdict."""
     cfg = _config(path, fmt)
     for name in (a, b):
         if name not in cfg.bot_names:
@@ -404,7 +434,8 @@ def compare_cmd(
         _fail("compare needs two different bots")
     with _reading(cfg) as store:
         _, stored = ladder.records(cfg, store)
-    typer.echo(report.compare_table(compare(stored, a, b), fmt))
+        comparison = compare(stored, a, b, cfg.rating.score_range)
+    typer.echo(report.compare_table(comparison, fmt))
 
 
 @ladder_app.command()
@@ -500,6 +531,8 @@ def report_cmd(
         index = write_report(cfg, target)
     except StoreError as exc:
         _fail(str(exc))
+    except ScoreOutOfRange as exc:
+        _fail(_out_of_range(cfg, exc))
     except OSError as exc:
         _fail(f"{target}: cannot write the report ({exc.strerror or exc})")
     typer.echo(f"report: {index}")

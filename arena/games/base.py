@@ -3,8 +3,9 @@
 A game is a pure, deterministic rules engine. It knows nothing of processes, sockets or time; the
 referee drives it through this small surface, the same for every game:
 
-* :class:`Game` describes the game (id, title, player range, typed :class:`OptionSpec` options) and
-  creates a :class:`State` from a player count, a seed and validated options.
+* :class:`Game` describes the game (id, title, player range, typed :class:`OptionSpec` options, the
+  range its scores stay in) and creates a :class:`State` from a player count, a seed and validated
+  options.
 * :class:`State` answers four questions: which :class:`Decision` objects are awaited now
   (``pending``), how an answer changes the game (``act``), what a seat may know (``view``,
   ``events_since``) and, once nothing is pending, how the game ended (``outcome``).
@@ -346,6 +347,16 @@ class Game(ABC):
         """Cross-option checks a game may add (raise OptionError); none by default.
 
         ``players`` is None when options are checked before the seat count is known.
+        """
+
+    @abstractmethod
+    def score_range(self, players: int, options: Mapping[str, Any]) -> tuple[float, float]:
+        """The lowest and the highest score a seat can end a game with, at this player count
+        and with these resolved options: a true bound, however unlikely its extremes.
+
+        Ladder statistics are guaranteed for any distribution of scores inside this range (a
+        rare huge score cannot fool them), so it must hold for every game; the tighter it is,
+        the fewer duplicate sets a verdict on mean scores needs (``ladders/README.md``).
         """
 
     def public_data(self, options: Mapping[str, Any]) -> dict[str, Any]:

@@ -286,6 +286,8 @@ def load_ladder(
     if problems:
         raise LadderConfigError(*problems)
     assert game is not None
+    # every interval's guarantee rests on the game's score range (ladders/README.md)
+    cfg["rating"] = replace(cfg["rating"], score_range=game.score_range(seats, options))
     return LadderConfig(
         path=path,
         game=game,

@@ -13,23 +13,31 @@ crash ends with an identical table.
   seat forfeited says nothing about who is stronger: it is left out of the ratings.
 * Per-deal relative score: in each match, a seat's score minus the mean score of its table;
   averaged, for each bot, over the matches of a duplicate set. Only complete sets count (all
-  rotations stored), since the point of the set is that deal and seat luck cancel.
-* Confidence: Student-t intervals over duplicate sets (the independent units), none below
-  ``stats.MIN_SETS`` sets (:mod:`arena.ladder.stats`).
+  rotations stored), since the point of the set is that deal and seat luck cancel; they are
+  taken in schedule order (a set's first position), the order the statistics look in. Each is
+  computed from one exactly rounded sum, so bots level in a set are exactly level (0, never
+  3.5e-18) and a set's value does not depend on the order of its matches.
+* Confidence: anytime-valid confidence sequences over duplicate sets (the independent units),
+  guaranteed for any scores inside the game's score range (:mod:`arena.ladder.stats`).
+* Order: a bot's place above the next is established when it finishes ahead of it in more of
+  the sets they both played, by an anytime test of each ordered pair, Holm's procedure holding
+  the family-wise error rate over every pair of the table at 5 %; otherwise ``2=``.
 * Seat effects: the same relative score per seat position instead of per bot. In a complete
   set every bot sits in every seat once, so bot strength cancels and what is left is the seat.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import permutations
 from statistics import fmean
 from typing import Any
 
 from arena.ladder import stats
-from arena.ladder.stats import Estimate
+from arena.ladder.stats import Bounds, Estimate
 
 OK = "ok"
 
@@ -48,6 +56,9 @@ class RatingSettings:
     # Following ladders (arena/ladder/follow.py): (new version, previous version) pairs; a new
     # version starts at its previous version's mu with sigma reset. Empty: everyone fresh.
     inherit: tuple[tuple[str, str], ...] = ()
+    # The game's score range at the ladder's seats and options (Game.score_range), set by the
+    # ladder file's reader: every interval's guarantee rests on it.
+    score_range: tuple[float, float] = (0.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -77,10 +88,6 @@ class Rating:
     @property
     def conservative(self) -> float:
         return self.mu - 3 * self.sigma
-
-    def prob_above(self, other: Rating) -> float:
-        """How likely this skill is above ``other``'s, by the two rating distributions."""
-        return stats.prob_greater(self.mu - other.mu, (self.sigma**2 + other.sigma**2) ** 0.5)
 
 
 @dataclass(frozen=True)
@@ -193,20 +200,32 @@ def _ms(rating: Any) -> tuple[float, float]:
 
 
 def _complete_sets(matches: Sequence[MatchRecord]) -> list[list[MatchRecord]]:
-    """The duplicate sets with every rotation stored, in set id order."""
+    """The duplicate sets with every rotation stored, in schedule order (first position), each
+    set's matches in schedule order."""
     by_set: dict[str, list[MatchRecord]] = defaultdict(list)
-    for match in matches:
+    for match in sorted(matches, key=lambda m: m.position):
         by_set[match.set_id].append(match)
-    return [g for _, g in sorted(by_set.items()) if len(g) == len(g[0].seats)]
+    return [g for g in by_set.values() if len(g) == len(g[0].seats)]
 
 
-def _relative(match: MatchRecord) -> list[float]:
-    """Each seat's score minus the mean score of its table; a forfeited seat counts with the
-    table's lowest score (so when every seat forfeited, each is at 0)."""
+def _scores(match: MatchRecord) -> list[float]:
+    """The scores that count: a forfeited seat has the table's lowest score (so when every
+    seat forfeited, each is level)."""
     floor = min(s.score for s in match.seats)
-    scores = [s.score if s.status == OK else floor for s in match.seats]
-    mean = fmean(scores)
-    return [score - mean for score in scores]
+    return [s.score if s.status == OK else floor for s in match.seats]
+
+
+def _relative_mean(places: Iterable[tuple[MatchRecord, int]]) -> float:
+    """Mean over the given (match, seat) of the seat's score minus its table's mean score, as
+    one exactly rounded sum: ``sum (k score - table total) / (k * matches)``."""
+    terms: list[float] = []
+    count = k = 0
+    for match, seat in places:
+        scores = _scores(match)
+        k = len(scores)
+        terms += [scores[seat]] * k + [-x for x in scores]
+        count += 1
+    return math.fsum(terms) / (k * count)
 
 
 def _won(seat: SeatRecord) -> bool:
@@ -218,18 +237,48 @@ def set_relative_scores(matches: Sequence[MatchRecord]) -> dict[str, dict[str, f
     """For each complete duplicate set: each bot's mean per-deal relative score."""
     out: dict[str, dict[str, float]] = {}
     for group in _complete_sets(matches):
-        values: dict[str, list[float]] = defaultdict(list)
+        places: dict[str, list[tuple[MatchRecord, int]]] = defaultdict(list)
         for match in group:
-            for seat, relative in zip(match.seats, _relative(match), strict=True):
-                values[seat.bot].append(relative)
-        out[group[0].set_id] = {bot: fmean(v) for bot, v in values.items()}
+            for index, seat in enumerate(match.seats):
+                places[seat.bot].append((match, index))
+        out[group[0].set_id] = {bot: _relative_mean(p) for bot, p in sorted(places.items())}
     return out
+
+
+class ScoreOutOfRange(stats.OutOfRange):
+    """A stored score outside the game's declared score range: every statistic rests on that
+    range, so none is computed from such a ladder."""
+
+    def __init__(self, match: MatchRecord, seat: int, score_range: tuple[float, float]) -> None:
+        self.match_id, self.seat, self.bot = match.match_id, seat, match.seats[seat].bot
+        self.score, self.score_range = match.seats[seat].score, score_range
+        super().__init__(
+            f"match {self.match_id}, seat {seat} (bot {self.bot!r}): score {self.score:g} is "
+            f"outside [{score_range[0]:g}, {score_range[1]:g}], the score range the game "
+            "declares for these seats and options"
+        )
+
+
+def check_scores(matches: Iterable[MatchRecord], score_range: tuple[float, float]) -> None:
+    """Raise ScoreOutOfRange for the first stored score outside ``score_range`` (schedule
+    order): the game broke its own contract, or the results are another game version's."""
+    low, high = score_range
+    for match in sorted(matches, key=lambda m: m.position):
+        for index, seat in enumerate(match.seats):
+            if not low <= seat.score <= high:
+                raise ScoreOutOfRange(match, index, score_range)
+
+
+def _seat_count(matches: Sequence[MatchRecord]) -> int:
+    return max((len(m.seats) for m in matches), default=2)
 
 
 def ladder_stats(
     matches: Sequence[MatchRecord], settings: RatingSettings, bots: Sequence[str]
 ) -> list[BotStats]:
-    """The ladder table, best first (conservative rating, then name)."""
+    """The ladder table, best first (conservative rating, then name); ``settings.score_range``
+    bounds the relative scores (ScoreOutOfRange for a stored score outside it)."""
+    check_scores(matches, settings.score_range)
     ratings, _ = rate(matches, settings, bots)
     rows = {bot: BotStats(bot, ratings[bot]) for bot in bots}
     ranks: dict[str, list[int]] = defaultdict(list)
@@ -243,10 +292,12 @@ def ladder_stats(
             wins[seat.bot] += _won(seat)
             if seat.status != OK:
                 faults[seat.bot][seat.status] += 1
+    per_set = set_relative_scores(matches)
     per_bot: dict[str, list[float]] = defaultdict(list)
-    for values in set_relative_scores(matches).values():
+    for values in per_set.values():
         for bot, value in values.items():
             per_bot[bot].append(value)
+    bounds = stats.relative_bounds(settings.score_range, _seat_count(matches))
     for bot, row in rows.items():
         if ranks[bot]:
             row.games = len(ranks[bot])
@@ -254,23 +305,31 @@ def ladder_stats(
             row.mean_rank = fmean(ranks[bot])
             row.mean_score = fmean(scores[bot])
         row.faults = dict(sorted(faults[bot].items()))
-        row.relative = stats.estimate(per_bot[bot])
+        row.relative = stats.estimate(per_bot[bot], bounds)
     table = sorted(rows.values(), key=lambda r: (-r.rating.conservative, r.bot))
+    established = established_orders(per_set, bots)
     for place, (above, row) in enumerate(zip([None, *table], table, strict=False), 1):
-        row.tied = above is not None and not order_established(above, row)
+        row.tied = above is not None and (above.bot, row.bot) not in established
         row.place = above.place if above is not None and row.tied else place
     return table
 
 
-def order_established(above: BotStats, below: BotStats) -> bool:
-    """Whether ``above`` is known to be stronger than ``below``: the rating says so with 95 %
-    probability and their relative-score intervals are apart, in the same order."""
-    return (
-        above.rating.prob_above(below.rating) >= stats.CONFIDENCE
-        and above.relative_ci is not None
-        and below.relative_ci is not None
-        and above.relative_ci[0] > below.relative_ci[1]
-    )
+def established_orders(
+    per_set: dict[str, dict[str, float]], bots: Sequence[str], alpha: float = stats.ALPHA
+) -> set[tuple[str, str]]:
+    """The ordered pairs (A, B) for which "A finishes ahead of B in more of the sets both
+    played" is established: each ordered pair's anytime p-value against "A is not ahead more
+    often" (:func:`arena.ladder.stats.p_above` on the signs of A's per-set lead, in schedule
+    order), then Holm's procedure over all k(k - 1) ordered pairs, so the chance that any
+    established order is wrong stays below ``alpha``, at every look."""
+    names = sorted(set(bots))
+    family = max(1, len(names) * (len(names) - 1))
+    level = alpha / family
+    p_values = {}
+    for a, b in permutations(names, 2):
+        lead = [v[a] - v[b] for v in per_set.values() if a in v and b in v]
+        p_values[a, b] = stats.p_above(stats.signs(lead), stats.SIGNS, level)
+    return stats.holm(p_values, alpha)
 
 
 def head_to_head(matches: Iterable[MatchRecord]) -> dict[tuple[str, str], tuple[int, int]]:
@@ -288,35 +347,56 @@ def head_to_head(matches: Iterable[MatchRecord]) -> dict[tuple[str, str], tuple[
 
 @dataclass(frozen=True)
 class Comparison:
-    """A against B: the per-set difference over the complete duplicate sets both played, and
-    who finished ahead over the matches both played."""
+    """A against B: the per-set difference over the complete duplicate sets both played (in
+    schedule order), who finished ahead in more of those sets, and who finished ahead over
+    the matches both played."""
 
     a: str
     b: str
-    difference: Estimate  # per set: A's relative score minus B's
+    values: tuple[float, ...]  # per set: A's relative score minus B's
+    bounds: Bounds
     matches: int
     a_ahead: int
     b_ahead: int
 
     @property
-    def prob_a_stronger(self) -> float | None:
-        return stats.prob_positive(self.difference)
+    def difference(self) -> Estimate:
+        return stats.estimate(self.values, self.bounds)
+
+    @property
+    def sets_won(self) -> Estimate:
+        """The mean of +1 (A ahead in the set), -1 (B ahead), 0 (level)."""
+        return stats.estimate(stats.signs(self.values), stats.SIGNS)
+
+    @property
+    def set_counts(self) -> tuple[int, int, int]:
+        """Sets A finished ahead in, B ahead in, level."""
+        ahead = sum(v > 0 for v in self.values)
+        behind = sum(v < 0 for v in self.values)
+        return ahead, behind, len(self.values) - ahead - behind
 
     @property
     def verdict(self) -> str:
-        return stats.verdict(self.difference, self.a, self.b)
+        return stats.verdict(self.values, self.bounds, self.a, self.b)
 
     def as_dict(self) -> dict[str, Any]:
-        p = self.prob_a_stronger
+        difference, won = self.difference, self.sets_won
+        a_sets, b_sets, level = self.set_counts
         return {
             "a": self.a,
             "b": self.b,
-            "sets": self.difference.sets,
-            "mean_relative_difference": self.difference.mean,
-            "sd": self.difference.sd,
-            "ci": list(self.difference.ci) if self.difference.ci else None,
-            "prob_a_stronger": p,
-            "prob_b_stronger": None if p is None else 1 - p,
+            "sets": difference.sets,
+            "interval": "95% confidence sequence: valid at every look (anytime)",
+            "difference_range": [self.bounds.low, self.bounds.high],
+            "mean_relative_difference": difference.mean,
+            "sd": difference.sd,
+            "skewness": difference.skew,
+            "ci": list(difference.ci) if difference.ci else None,
+            "sets_a_ahead": a_sets,
+            "sets_b_ahead": b_sets,
+            "sets_level": level,
+            "sets_won_difference": won.mean,
+            "sets_won_ci": list(won.ci) if won.ci else None,
             "matches": self.matches,
             "a_ahead": self.a_ahead,
             "b_ahead": self.b_ahead,
@@ -336,15 +416,20 @@ def set_differences(matches: Sequence[MatchRecord], a: str, b: str) -> list[floa
     ]
 
 
-def compare(matches: Sequence[MatchRecord], a: str, b: str) -> Comparison:
-    """Paired comparison: per-set relative score of A minus B, and who finished ahead."""
+def compare(
+    matches: Sequence[MatchRecord], a: str, b: str, score_range: tuple[float, float]
+) -> Comparison:
+    """Paired comparison: per-set relative score of A minus B, and who finished ahead
+    (ScoreOutOfRange for a stored score outside ``score_range``)."""
+    check_scores(matches, score_range)
     pairs = head_to_head(matches)
     a_ahead, met = pairs.get((a, b), (0, 0))
     b_ahead = pairs.get((b, a), (0, 0))[0]
     return Comparison(
         a=a,
         b=b,
-        difference=stats.estimate(set_differences(matches, a, b)),
+        values=tuple(set_differences(matches, a, b)),
+        bounds=stats.difference_bounds(score_range),
         matches=met,
         a_ahead=a_ahead,
         b_ahead=b_ahead,
@@ -376,12 +461,16 @@ class SeatEffect:
         }
 
 
-def seat_effects(matches: Sequence[MatchRecord]) -> list[SeatEffect]:
+def seat_effects(
+    matches: Sequence[MatchRecord], score_range: tuple[float, float]
+) -> list[SeatEffect]:
     """Per seat position: results of every match, and the relative score over complete sets.
 
     Only complete duplicate sets give the relative score and its interval: there each bot sat in
     each seat once on the same deal, so an interval clear of 0 means the seat itself matters.
+    ScoreOutOfRange for a stored score outside ``score_range``.
     """
+    check_scores(matches, score_range)
     seats = max((len(m.seats) for m in matches), default=0)
     ranks: list[list[int]] = [[] for _ in range(seats)]
     scores: list[list[float]] = [[] for _ in range(seats)]
@@ -393,9 +482,9 @@ def seat_effects(matches: Sequence[MatchRecord]) -> list[SeatEffect]:
             wins[index] += _won(seat)
     per_set: list[list[float]] = [[] for _ in range(seats)]
     for group in _complete_sets(matches):
-        relatives = [_relative(match) for match in group]
         for index in range(len(group[0].seats)):
-            per_set[index].append(fmean(r[index] for r in relatives))
+            per_set[index].append(_relative_mean((match, index) for match in group))
+    bounds = stats.relative_bounds(score_range, seats or 2)
     return [
         SeatEffect(
             seat=index,
@@ -403,7 +492,7 @@ def seat_effects(matches: Sequence[MatchRecord]) -> list[SeatEffect]:
             wins=wins[index],
             mean_rank=fmean(ranks[index]) if ranks[index] else None,
             mean_score=fmean(scores[index]) if scores[index] else None,
-            relative=stats.estimate(per_set[index]),
+            relative=stats.estimate(per_set[index], bounds),
         )
         for index in range(seats)
     ]

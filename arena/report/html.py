@@ -75,7 +75,7 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
     if viewers is None:
         viewers = write_viewers([r.match_id for r in stored], rows, out)
     matches = _match_rows(stored, rows, viewers)
-    effects = [e for e in seat_effects(stored) if e.relative.ci is not None]
+    effects = [e for e in seat_effects(stored, cfg.rating.score_range) if e.relative.ci is not None]
     pairs = head_to_head(stored)
     versions = _versions(cfg, order)
     page = {

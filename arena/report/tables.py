@@ -16,7 +16,7 @@ from typing import Any
 from tabulate import tabulate
 
 from arena.ladder.ratings import BotStats, Comparison, SeatEffect
-from arena.ladder.stats import Estimate
+from arena.ladder.stats import Estimate, skew_warning
 
 FORMATS = ("table", "markdown", "csv", "json")
 _TABLEFMT = {"table": "simple", "markdown": "github"}
@@ -40,17 +40,21 @@ def _num(value: float | None, digits: int = 2) -> str:
 
 
 def _interval(est: Estimate) -> str:
-    """``[low, high]``, or why there is none."""
+    """``[low, high]``, or ``-`` with no set."""
     if est.ci is None:
-        return est.shortfall if est.sets else "-"
+        return "-"
     return f"[{_num(est.ci[0])}, {_num(est.ci[1])}]"
 
 
 def _with_interval(est: Estimate) -> str:
-    """``mean [low, high]``, or why there is no interval."""
+    """``mean [low, high]``, or ``-`` with no set."""
     if est.ci is None:
-        return _interval(est)
+        return "-"
     return f"{_num(est.mean)} {_interval(est)}"
+
+
+ANYTIME = "95% anytime"
+"""How every interval is labelled: a 95 % confidence sequence, valid however often one looks."""
 
 
 def fit(
@@ -78,7 +82,8 @@ def _faults(faults: Mapping[str, int]) -> str:
 
 
 def place_labels(stats: Sequence[BotStats]) -> list[str]:
-    """Places from 1; ``2=`` for every bot of a group whose order is not established."""
+    """Places from 1; ``2=`` for every bot of a group whose order is not established (see
+    :func:`arena.ladder.ratings.established_orders`: Holm over every ordered pair)."""
     labels = []
     for i, s in enumerate(stats):
         shared = s.tied or (i + 1 < len(stats) and stats[i + 1].tied)
@@ -106,7 +111,7 @@ def ladder_table(
         "win %",
         "mean rank",
         "mean score",
-        "rel. score [95% CI]",
+        f"rel. score [{ANYTIME}]",
         "faults",
     ]
     rows = []
@@ -198,44 +203,39 @@ def h2h_table(
     return render(["ahead of →", *bots], rows, fmt, data)
 
 
-def _percent(p: float | None) -> str:
-    """A probability as a percentage that never rounds to a certainty it is not."""
-    if p is None:
-        return "-"
-    if p > 0.999:
-        return ">99.9%"
-    if p < 0.001:
-        return "<0.1%"
-    return f"{100 * p:.1f}%"
-
-
 def _share(count: int, share: float | None) -> str:
     return f"{count} ({_num(None if share is None else 100 * share, 1)}%)"
 
 
 def compare_table(c: Comparison, fmt: str) -> str:
-    """A against B: paired relative-score difference with its interval, the chance each is the
-    stronger, who finished ahead, and one verdict line at the end."""
+    """A against B: paired relative-score difference and sets won, each with its anytime
+    interval, who finished ahead in matches, and the verdict at the end (with a note first
+    when the per-set values are skewed)."""
     d = c.as_dict()
-    p = d["prob_a_stronger"]
+    difference, won = c.difference, c.sets_won
     rows = [
         ["duplicate sets both played", d["sets"]],
-        [f"mean relative score, {c.a} minus {c.b}", _num(c.difference.mean)],
-        ["95% CI (Student t over sets)", _interval(c.difference)],
-        [f"chance {c.a} is the stronger", _percent(p)],
-        [f"chance {c.b} is the stronger", _percent(None if p is None else 1 - p)],
+        [
+            "a set's difference can range over",
+            f"[{c.bounds.low:g}, {c.bounds.high:g}] (the game's score range)",
+        ],
+        [f"mean relative score, {c.a} minus {c.b}", _num(difference.mean)],
+        [f"{ANYTIME} (valid at every look)", _interval(difference)],
+        [f"sets {c.a} ahead / {c.b} ahead / level", " / ".join(map(str, c.set_counts))],
+        [f"sets won, {c.a} minus {c.b}, per set", _with_interval(won)],
         ["matches both played", c.matches],
-        [f"{c.a} ahead of {c.b}", _share(c.a_ahead, d["a_ahead_share"])],
-        [f"{c.b} ahead of {c.a}", _share(c.b_ahead, d["b_ahead_share"])],
-        ["ties", d["ties"]],
+        [f"matches {c.a} ranked ahead", _share(c.a_ahead, d["a_ahead_share"])],
+        [f"matches {c.b} ranked ahead", _share(c.b_ahead, d["b_ahead_share"])],
+        ["matches level", d["ties"]],
     ]
     if fmt == "csv":
         return render(list(d), [[_csv(v) for v in d.values()]], fmt, None)
     if fmt == "json":
         return render([], [], fmt, d)
+    notes = [n for n in (skew_warning(difference), c.verdict) if n]
     if fmt == "table":  # two columns of label and value need no header row
-        return tabulate(rows, tablefmt="plain", disable_numparse=True) + "\n\n" + c.verdict
-    return render(["", ""], rows, fmt, d) + "\n\n" + c.verdict
+        return tabulate(rows, tablefmt="plain", disable_numparse=True) + "\n\n" + "\n".join(notes)
+    return render(["", ""], rows, fmt, d) + "\n\n" + "\n".join(notes)
 
 
 def seats_table(effects: Sequence[SeatEffect], fmt: str) -> str:
@@ -258,5 +258,5 @@ def seats_table(effects: Sequence[SeatEffect], fmt: str) -> str:
         ]
         for e in effects
     ]
-    headers = ["seat", "matches", "wins", "mean rank", "mean score", "sets", "rel. score", "95% CI"]
+    headers = ["seat", "matches", "wins", "mean rank", "mean score", "sets", "rel. score", ANYTIME]
     return render(headers, rows, fmt, data)

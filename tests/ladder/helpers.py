@@ -150,10 +150,13 @@ class SyntheticExecutor(Executor):
     def _play(job: MatchJob) -> dict[str, Any]:
         noise = random.Random(job.match_id)
         names = [b.name for b in job.bots]
-        scores = [
-            random.Random(f"{job.seed}/{seat}").gauss(0, 40)
-            + 30 * (name == "greedy")
-            + noise.gauss(0, 8)
+        scores = [  # minus points, inside Happy Mochi's score range
+            min(
+                0.0,
+                random.Random(f"{job.seed}/{seat}").gauss(-120, 40)
+                + 30 * (name == "greedy")
+                + noise.gauss(0, 8),
+            )
             for seat, name in enumerate(names)
         ]
         ranks = [sum(other > score for other in scores) for score in scores]

@@ -21,6 +21,8 @@ from arena.ladder.ratings import (
 from arena.report.tables import compare_table, ladder_table, matches_table, place_labels
 
 BOTS = ("a", "b", "c")
+RANGE = (-40.0, 50.0)  # the scores of ``duplicate_sets``, clipped
+SETTINGS = RatingSettings(score_range=RANGE)
 
 
 def match(
@@ -39,7 +41,10 @@ def duplicate_sets(n: int, rng: random.Random) -> list[MatchRecord]:
         for rot in range(3):
             bots = [BOTS[(i + rot) % 3] for i in range(3)]
             skill = {"a": 10, "b": 5, "c": 0}
-            scores = [skill[b] + rng.gauss(0, 6) + 3 * (seat == 0) for seat, b in enumerate(bots)]
+            scores = [
+                min(max(skill[b] + rng.gauss(0, 6) + 3 * (seat == 0), RANGE[0]), RANGE[1])
+                for seat, b in enumerate(bots)
+            ]
             order = sorted(range(3), key=lambda s: -scores[s])
             ranks = [order.index(s) for s in range(3)]
             out.append(match(3 * k + rot, f"s{k}", list(zip(bots, scores, ranks, strict=True))))
@@ -49,7 +54,7 @@ def duplicate_sets(n: int, rng: random.Random) -> list[MatchRecord]:
 @pytest.mark.parametrize("model", ["trueskill", "openskill"])
 def test_ratings_order_bots_and_do_not_depend_on_arrival_order(model: str) -> None:
     matches = duplicate_sets(40, random.Random(1))
-    settings = RatingSettings(model=model)
+    settings = RatingSettings(model=model, score_range=RANGE)
     stats = ladder_stats(matches, settings, BOTS)
     assert [s.bot for s in stats] == ["a", "b", "c"]
     shuffled = matches[:]
@@ -81,20 +86,23 @@ def test_counts_faults_and_relative_scores() -> None:
         match(2, "s", [("c", 0, 0), ("a", 0, 0), ("b", 0, 0)]),
         match(3, "t", [("a", 9, 0), ("b", 0, 1), ("c", 0, 1)]),  # incomplete set: no relative
     ]
-    stats = {s.bot: s for s in ladder_stats(matches, RatingSettings(), BOTS)}
+    stats = {s.bot: s for s in ladder_stats(matches, SETTINGS, BOTS)}
     a = stats["a"]
     assert (a.games, a.wins, a.mean_rank, a.mean_score) == (4, 3, 0.5, 2.25)
     assert stats["c"].faults == {"timeout": 1} and a.faults == {}
     assert set_relative_scores(matches) == {"s": {"a": 0.0, "b": 1.0, "c": -1.0}}
-    assert (a.sets, a.relative.mean, a.relative_ci) == (1, 0.0, None)  # 1 set: no interval
-    by_seat = [e.as_dict() for e in seat_effects(matches)]
+    # one set: an interval valid from the first set on, and as wide as one set leaves it
+    assert (a.sets, a.relative.mean) == (1, 0.0)
+    low, high = a.relative_ci or (0, 0)
+    assert low < -25 and high > 25
+    by_seat = [e.as_dict() for e in seat_effects(matches, RANGE)]
     assert [(e["matches"], e["wins"], e["sets"]) for e in by_seat] == [
         (4, 4, 1),
         (4, 1, 1),
         (4, 1, 1),
     ]
     assert [e["relative_score"] for e in by_seat] == [2.0, 0.0, -2.0]  # set "s" only
-    assert by_seat[0]["mean_rank"] == 0.0 and by_seat[0]["relative_ci"] is None
+    assert by_seat[0]["mean_rank"] == 0.0 and by_seat[0]["relative_ci"][0] < 0
 
 
 def test_a_forfeited_seat_never_wins() -> None:
@@ -102,9 +110,9 @@ def test_a_forfeited_seat_never_wins() -> None:
     both = (SeatRecord("a", 5, 0, "crashed"), SeatRecord("b", 1, 0, "crashed"))
     one = (SeatRecord("a", 9, 1, "timeout"), SeatRecord("b", 1, 0, "ok"))
     matches = [MatchRecord(0, "m0", "s", both), MatchRecord(1, "m1", "s", one[::-1])]
-    stats = {s.bot: s for s in ladder_stats(matches, RatingSettings(), ("a", "b"))}
+    stats = {s.bot: s for s in ladder_stats(matches, SETTINGS, ("a", "b"))}
     assert (stats["a"].wins, stats["b"].wins) == (0, 1)
-    assert [e.wins for e in seat_effects(matches)] == [1, 0]
+    assert [e.wins for e in seat_effects(matches, RANGE)] == [1, 0]
     # the stand-in's 9 points are not a's: a counts with the table's lowest score, 1
     assert set_relative_scores(matches) == {"s": {"a": 0.0, "b": 0.0}}
     ratings, history = rate(matches[:1], RatingSettings(), ("a", "b"))
@@ -123,57 +131,65 @@ def test_places_are_shared_until_the_order_is_established() -> None:
             order = sorted(range(3), key=lambda s: -scores[s])
             ranks = [order.index(s) for s in range(3)]
             matches.append(match(3 * k + rot, f"s{k}", list(zip(bots, scores, ranks, strict=True))))
-    stats = ladder_stats(matches, RatingSettings(), BOTS)
+    stats = ladder_stats(matches, SETTINGS, BOTS)
     assert [(s.place, s.tied) for s in stats] == [(1, False), (2, False), (2, True)]
     assert stats[0].bot == "a" and place_labels(stats) == ["1", "2=", "2="]
-    few = ladder_stats(matches[:6], RatingSettings(), BOTS)  # 2 sets: no interval, all tied
+    few = ladder_stats(matches[:6], SETTINGS, BOTS)  # 2 sets: too few for any verdict
     assert place_labels(few) == ["1=", "1=", "1="]
 
 
 def test_head_to_head_and_compare() -> None:
-    matches = duplicate_sets(30, random.Random(3))
+    matches = duplicate_sets(60, random.Random(3))
     pairs = head_to_head(matches)
-    assert pairs["a", "b"][1] == pairs["b", "a"][1] == 90
-    assert pairs["a", "b"][0] + pairs["b", "a"][0] == 90  # no ties with continuous scores
+    assert pairs["a", "b"][1] == pairs["b", "a"][1] == 180
+    assert pairs["a", "b"][0] + pairs["b", "a"][0] == 180  # no ties with continuous scores
     assert pairs["a", "c"][0] > pairs["c", "a"][0]
-    c = compare(matches, "a", "c")
+    c = compare(matches, "a", "c", RANGE)
     d = c.difference
-    assert d.sets == 30 and c.matches == 90 and c.a_ahead == pairs["a", "c"][0]
+    assert d.sets == 60 and c.matches == 180 and c.a_ahead == pairs["a", "c"][0]
     assert d.ci is not None and d.mean is not None and 0 < d.ci[0] < d.mean < d.ci[1]
-    assert c.verdict == "a is stronger (95%)" and c.prob_a_stronger > 0.99
-    back = compare(matches, "c", "a")
+    stronger = "a is stronger: a higher mean score and ahead in more sets (95%, anytime)"
+    assert c.verdict == stronger and c.set_counts[0] > 20
+    back = compare(matches, "c", "a", RANGE)
     assert back.difference.mean == pytest.approx(-d.mean)
-    assert back.verdict == "a is stronger (95%)"
+    assert back.verdict == stronger
 
 
 def test_seat_effects_find_a_first_seat_advantage() -> None:
-    """Seat 0 scores 3 more in ``duplicate_sets``: 2 above its table's mean, whoever sits there."""
-    effects = seat_effects(duplicate_sets(60, random.Random(4)))
+    """Seat 0 scores 3 more in ``duplicate_sets``: 2 above its table's mean, whoever sits there
+    (small against the range of the scores: it takes 200 sets to be sure at every look)."""
+    effects = seat_effects(duplicate_sets(200, random.Random(4)), RANGE)
     assert [(e.seat, e.matches, e.relative.sets) for e in effects] == [
-        (s, 180, 60) for s in range(3)
+        (s, 600, 200) for s in range(3)
     ]
     first, *others = effects
     ci = first.relative.ci
     assert ci is not None and 0 < ci[0] < 2 < ci[1]
     assert all(first.wins > e.wins for e in others)
     assert sum(e.relative.mean for e in effects if e.relative.mean is not None) == pytest.approx(0)
-    assert seat_effects([]) == []
+    assert seat_effects([], RANGE) == []
 
 
 def test_tables_fit_the_terminal_and_end_compare_with_the_verdict() -> None:
     matches = duplicate_sets(10, random.Random(7))
-    stats = ladder_stats(matches, RatingSettings(), BOTS)
+    stats = ladder_stats(matches, SETTINGS, BOTS)
     header = {"ladder": "x"}
     narrow = ladder_table(stats, "table", header, width=80).splitlines()
     assert max(map(len, narrow)) <= 80
-    assert narrow[0].split()[:3] == ["#", "bot", "mu-3σ"] and "rel. score [95% CI]" in narrow[0]
+    assert narrow[0].split()[:3] == ["#", "bot", "mu-3σ"]
+    assert "rel. score [95% anytime]" in narrow[0]
     wide = ladder_table(stats, "table", header, width=None).splitlines()
     assert max(map(len, wide)) > 80 and "mean score" in wide[0] and "sigma" in wide[0]
     assert json.loads(ladder_table(stats, "json", header, width=80))["bots"][0]["sigma"] > 0
-    text = compare_table(compare(matches, "a", "c"), "table").splitlines()
-    assert text[-1] == "a is stronger (95%)" and any("chance c is the stronger" in t for t in text)
-    few = compare_table(compare(matches[:6], "a", "c"), "table").splitlines()
-    assert few[-1] == "not distinguishable yet: not enough sets: 2 of 3 needed"
+    text = compare_table(compare(matches, "a", "c", RANGE), "table").splitlines()
+    assert text[-1].startswith("a finishes ahead of c in more sets (95%, anytime)")
+    assert any("95% anytime (valid at every look)" in t for t in text)
+    assert any(t.split()[:6] == ["sets", "a", "ahead", "/", "c", "ahead"] for t in text)
+    few = compare_table(compare(matches[:6], "a", "c", RANGE), "table").splitlines()
+    assert few[-1] == (
+        "mean score not distinguishable yet: no results of fewer than 7 sets can decide it in "
+        "this game's score range [-90, 90]"
+    )
 
 
 def test_matches_json_holds_real_arrays_and_objects() -> None:

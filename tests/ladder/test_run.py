@@ -258,7 +258,7 @@ def test_store_and_reports(reference: dict) -> None:
     assert cmp["a_ahead"] == h2h["r1"]["r2"]["ahead"]
     assert cmp["ci"][0] <= cmp["mean_relative_difference"] <= cmp["ci"][1]
     text = arena("ladder", "compare", str(path), "r1", "r2").stdout
-    assert "95% CI" in text and "r1 ahead of r2" in text
+    assert "95% anytime (valid at every look)" in text and "matches r1 ranked ahead" in text
     bad = arena("ladder", "compare", str(path), "r1", "zed")
     assert bad.returncode == 2 and "no bot named 'zed'" in bad.stderr
     seats = json.loads(arena("ladder", "seats", str(path), "--format", "json").stdout)

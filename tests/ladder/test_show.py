@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 from pathlib import Path
 
 from arena.ladder import run as ladder
 from arena.ladder.config import load_ladder
 
-from .helpers import ARENA, ROOT, SyntheticExecutor
+from .helpers import ARENA, ROOT, SyntheticExecutor, arena
 from .test_sprt import ladder_file
 
 
@@ -21,9 +22,10 @@ def show(path: Path, *args: str, columns: int = 80) -> subprocess.CompletedProce
 
 
 def test_show_fits_the_terminal_and_says_when_the_ladder_is_incomplete(tmp_path: Path) -> None:
-    """Synthetic results (greedy far ahead) for 8 rounds, then the file asks for 9."""
+    """Synthetic results (greedy far ahead) for 16 rounds, then the file asks for 17: 32 sets per
+    pair establish greedy's place at every look, family-wise over all 12 ordered pairs."""
     path = ladder_file(tmp_path)
-    text = path.read_text().replace("seed = 5\n", "seed = 5\nrounds = 8\n")
+    text = path.read_text().replace("seed = 5\n", "seed = 5\nrounds = 16\n")
     path.write_text(text)
     ladder.run_ladder(load_ladder(path), SyntheticExecutor())
     out = show(path)
@@ -35,10 +37,60 @@ def test_show_fits_the_terminal_and_says_when_the_ladder_is_incomplete(tmp_path:
     assert "incomplete" not in out.stdout
     wide = show(path, "--wide").stdout.splitlines()
     assert "mean score" in wide[0] and max(map(len, wide)) > 80
-    path.write_text(text.replace("rounds = 8", "rounds = 9"))
+    path.write_text(text.replace("rounds = 16", "rounds = 17"))
     out = show(path)
     assert out.stdout.splitlines()[-1].startswith(
-        "96 of 108 matches stored: the ladder is incomplete"
+        "192 of 204 matches stored: the ladder is incomplete"
     )
     data = json.loads(show(path, "-f", "json").stdout)
-    assert (data["matches_stored"], data["matches_scheduled"], data["complete"]) == (96, 108, False)
+    assert (data["matches_stored"], data["matches_scheduled"], data["complete"]) == (
+        192,
+        204,
+        False,
+    )
+
+
+def test_a_score_outside_the_game_range_is_one_error_naming_the_match(tmp_path: Path) -> None:
+    """A stored score the game's declared range does not allow (a game that broke its
+    score_range) voids every interval: show, compare, seats, h2h, report and rerate each print
+    one line naming the match, the seat, the bot and the range, exit 2 and change nothing; the
+    remedy it gives (forget the match) works."""
+    path = ladder_file(tmp_path)
+    path.write_text(path.read_text().replace("seed = 5\n", "seed = 5\nrounds = 2\n"))
+    ladder.run_ladder(load_ladder(path), SyntheticExecutor())
+    db = tmp_path / "t.db"
+    with sqlite3.connect(db) as conn:
+        match_id, seat, bot = conn.execute(
+            "SELECT match_id, seat, bot FROM results ORDER BY match_id, seat LIMIT 1"
+        ).fetchone()
+        conn.execute("UPDATE results SET score = 12.5 WHERE match_id = ? AND seat = ?",
+                     (match_id, seat))  # fmt: skip
+    before = _stored(db)
+    expected = (
+        f"arena: error: {path}: match {match_id}, seat {seat} (bot {bot!r}): score 12.5 is "
+        "outside [-344, 0], the score range the game declares for these seats and options; "
+        "every interval and verdict rests on that range, so none is computed. The game "
+        "(happy_mochi) broke it: report this match to its maintainers (its replay reproduces "
+        f"it), then drop the match to read the rest: arena ladder forget {path} --match "
+        f"{match_id}\n"
+    )
+    for command in (
+        ("show",),
+        ("compare", "greedy", "random-1"),
+        ("seats",),
+        ("h2h",),
+        ("report", "--out", str(tmp_path / "report")),
+        ("rerate",),
+    ):
+        out = arena("ladder", command[0], str(path), *command[1:])
+        assert (out.returncode, out.stdout, out.stderr) == (2, "", expected), command
+        if command[0] != "rerate":  # it rewrites the ratings, which need no score range
+            assert _stored(db) == before, command
+    out = arena("ladder", "forget", str(path), "--match", match_id)
+    assert out.returncode == 0, out.stderr
+    assert show(path).returncode == 0
+
+
+def _stored(db: Path) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT * FROM results ORDER BY match_id, seat").fetchall()

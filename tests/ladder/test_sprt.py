@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import sqlite3
@@ -13,37 +14,43 @@ from pathlib import Path
 
 import pytest
 
+from arena.games.happy_mochi import GAME as MOCHI
 from arena.ladder import loop as ladder
 from arena.ladder.config import load_ladder
 from arena.ladder.sprt import Stopped, database, fillers, play_until_decided, set_matches
-from arena.ladder.stats import SprtSettings
+from arena.ladder.stats import SprtSettings, difference_bounds
 
 from .helpers import ARENA, ROOT, SyntheticExecutor, arena, share_key, stored_count
 
-BOTS = {
-    "greedy": "python sample_bots/python/mochi_greedy.py",
-    "random-1": "python sample_bots/python/random_bot.py --seed 1",
-    "random-2": "python sample_bots/python/random_bot.py --seed 2",
-    "random-3": "python sample_bots/python/random_bot.py --seed 3",
+RANDOM = "python sample_bots/python/random_bot.py --seed {}"
+BOTS = {"greedy": "python sample_bots/python/mochi_greedy.py"} | {
+    f"random-{i}": RANDOM.format(i) for i in (1, 2, 3)
 }
-# H1: A ahead by 20 or more relative-score points per set. Greedy is about 30 ahead of a random
-# bot in these short games (spread about 10 per set), so the test decides within about 8 sets
-# either way.
-SPRT = ("--d1", "20", "--alpha", "0.05", "--beta", "0.05", "--workers", "2")
+# Motora scores a win 1 and a loss 0, so a set's difference lies in [-1, 1] and a sequential
+# test needs few sets: greedy wins nearly every 4-turn game against a random bot. H1: A wins
+# half a game per set more; two copies of one program are told apart from that in ~10 sets.
+MOTORA_BOTS = {"greedy": "python sample_bots/python/motora_greedy.py"} | {
+    f"random-{i}": RANDOM.format(i) for i in (1, 2, 3)
+}
+SPRT = ("--d1", "0.5", "--alpha", "0.05", "--beta", "0.05", "--workers", "2")
 
 
-def ladder_file(folder: Path, seats: int = 2) -> Path:
+def ladder_file(folder: Path, seats: int = 2, game: str = "happy_mochi") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     lines = [
-        'game = "happy_mochi"',
+        f'game = "{game}"',
         f"seats = {seats}",
         "seed = 5",
         f"root = {json.dumps(str(ROOT))}",
         "[options]",
-        "max_rounds = 1",
-        "max_turns_per_round = 10",
+        *(
+            ["turn_limit = 4"]
+            if game == "motora"
+            else ["max_rounds = 1", "max_turns_per_round = 10"]
+        ),
     ]
-    for name, command in BOTS.items():
+    bots = MOTORA_BOTS if game == "motora" else BOTS
+    for name, command in bots.items():
         lines += ["[[bots]]", f'name = "{name}"', f"command = {json.dumps(command)}"]
     path = folder / "t.toml"
     path.write_text("\n".join(lines) + "\n")
@@ -61,11 +68,12 @@ def run_test(path: Path, a: str, b: str, *extra: str) -> dict:
 def test_greedy_beats_random_and_a_killed_test_resumes_to_the_same_decision(
     tmp_path: Path,
 ) -> None:
-    fresh = run_test(ladder_file(tmp_path / "fresh"), "greedy", "random-1")
-    assert fresh["decision"] == "H1" and fresh["sets"] <= 12
-    assert fresh["estimate"]["ci"][0] > 0 and fresh["llr"] >= fresh["upper"]
+    fresh = run_test(ladder_file(tmp_path / "fresh", game="motora"), "greedy", "random-1")
+    assert fresh["decision"] == "H1" and fresh["sets"] <= 14
+    assert fresh["log_capital_for_h1"] >= fresh["h1_at"] == pytest.approx(math.log(20))
+    assert fresh["settings"]["difference_range"] == [-1.0, 1.0]
 
-    path = ladder_file(tmp_path / "killed")
+    path = ladder_file(tmp_path / "killed", game="motora")
     cfg = load_ladder(path, check_bots=False)
     db = database(cfg, "greedy", "random-1")
     first = set_matches(cfg, "greedy", "random-1", 0)[0].set_id  # sets count from the first
@@ -81,7 +89,7 @@ def test_greedy_beats_random_and_a_killed_test_resumes_to_the_same_decision(
     assert _whole(db, first) and stored_count(db) < 2 * fresh["sets"], "killed half-way"
     resumed = run_test(path, "greedy", "random-1")
     assert resumed["stored_before"] >= 1  # at least one whole set survived the kill
-    for key in ("decision", "sets", "llr", "estimate"):
+    for key in ("decision", "sets", "log_capital_for_h1", "log_capital_for_h0", "estimate"):
         assert resumed[key] == fresh[key], key
     again = run_test(path, "greedy", "random-1")  # decided: nothing more is played
     assert again["sets"] == fresh["sets"] and again["stored_before"] == again["complete_sets"]
@@ -97,11 +105,14 @@ def _whole(db: Path, set_id: str) -> bool:
 
 
 def test_two_copies_of_one_program_are_not_called_different(tmp_path: Path) -> None:
-    out = arena("test", str(ladder_file(tmp_path)), "random-1", "random-2", *SPRT, timeout=240)
+    path = ladder_file(tmp_path, game="motora")
+    out = arena("test", str(path), "random-1", "random-2", *SPRT, timeout=240)
     assert out.returncode == 0, out.stderr
     last = out.stdout.splitlines()[-1]
     assert last.startswith("H0 accepted: random-1 is not stronger than random-2"), out.stdout
-    assert "sets used" in out.stdout and "LLR" in out.stdout
+    assert "whatever the shape of its scores" in last
+    assert "sets used" in out.stdout and "evidence for H1 x" in out.stdout
+    assert "a set's difference can range over [-1, 1]" in out.stdout
 
 
 def test_more_seats_rotate_the_other_bots_through_the_fillers(tmp_path: Path) -> None:
@@ -130,6 +141,7 @@ def test_bad_requests_are_one_line_errors(tmp_path: Path) -> None:
         (("greedy", "greedy", "--d1", "5"), "two different bots"),
         (("greedy", "random-1", "--d1", "5", "--alpha", "0.7"), "alpha must be between 0 and 0.5"),
         (("greedy", "random-1", "--d1", "0"), "d1 must be greater than d0"),
+        (("greedy", "random-1", "--d1", "400"), "must lie inside (-344, 344)"),
     ]
     for args, message in cases:
         out = arena("test", str(path), *args)
@@ -137,7 +149,10 @@ def test_bad_requests_are_one_line_errors(tmp_path: Path) -> None:
         assert out.stderr.count("\n") == 1 and out.stderr.startswith("arena: error: ")
 
 
-SETTINGS = SprtSettings(alpha=0.05, beta=0.05, d0=0.0, d1=20.0)
+# SyntheticExecutor: greedy 30 points ahead in Happy Mochi's range, spread about 8 per set
+SETTINGS = SprtSettings(
+    alpha=0.05, beta=0.05, d0=0.0, d1=20.0, bounds=difference_bounds(MOCHI.score_range(2, {}))
+)
 
 
 def test_an_interrupted_test_resumes_to_the_same_decision_and_voids_are_retried(
@@ -187,3 +202,28 @@ def test_a_match_that_stays_void_stops_the_test_and_is_not_played_again(tmp_path
     with sqlite3.connect(database(cfg, "greedy", "random-1")) as conn:
         (voids,) = conn.execute("SELECT COUNT(*) FROM voids").fetchone()
     assert voids == ladder.MAX_VOIDS
+
+
+def test_a_score_outside_the_game_range_gives_no_decision_but_one_error(tmp_path: Path) -> None:
+    """A stored score the game's range does not allow (a game that broke its score_range) voids
+    the test's error rates: `arena test` names the match, the seat and the range, exits 2 and
+    says how to start afresh, even when the per-set differences stay inside their range."""
+    path = ladder_file(tmp_path)
+    cfg = load_ladder(path)
+    play_until_decided(cfg, "greedy", "random-1", SETTINGS, 200, SyntheticExecutor())
+    db = database(cfg, "greedy", "random-1")
+    match_id = set_matches(cfg, "greedy", "random-1", 0)[0].match_id
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE results SET score = 3 WHERE match_id = ? AND seat = 1", (match_id,))
+        (bot,) = conn.execute(
+            "SELECT bot FROM results WHERE match_id = ? AND seat = 1", (match_id,)
+        ).fetchone()
+    out = arena("test", str(path), "greedy", "random-1", "--d1", "20", "--workers", "1", "-q")
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == (
+        f"arena: error: {path}: match {match_id}, seat 1 (bot {bot!r}): score 3 is outside "
+        "[-344, 0], the score range the game declares for these seats and options; every "
+        "interval and verdict rests on that range, so none is computed. The game (happy_mochi) "
+        "broke it: report this match to its maintainers (its replay reproduces it), then "
+        f"delete {db} to start the test afresh\n"
+    )

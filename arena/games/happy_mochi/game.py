@@ -9,7 +9,7 @@ from typing import Any
 from arena.games.base import Game, OptionError, OptionSpec
 
 from . import position as position_data
-from .cards import CARD_TABLE, MAX_PLAYERS, MIN_PLAYERS
+from .cards import CARD_TABLE, END_THRESHOLD, MAX_PLAYERS, MIN_PLAYERS, NUMBER
 from .sampling import Sampler
 from .state import MochiState
 
@@ -56,6 +56,12 @@ class HappyMochi(Game):
             raise OptionError(
                 f"option 'first_seat' must be -1 or a seat below {players}, got {first}"
             )
+
+    def score_range(self, players: int, options: Mapping[str, Any]) -> tuple[float, float]:
+        """Scores are minus points, so at most 0. The game ends after the round in which someone
+        reaches END_THRESHOLD (or at a cap), so every total stays below it before that round,
+        and one round adds at most one hand: at most every card's number (RULES.md 6-8)."""
+        return (-float(END_THRESHOLD - 1 + sum(NUMBER)), 0.0)
 
     def public_data(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """The static card table, ``[number, colour, effect]`` by card id (RULES.md 1)."""

@@ -9,7 +9,7 @@ from typing import Any
 from ..base import Game, OptionSpec
 from ..rng import derived
 from . import actions, effects, geishas, guests, reactions  # noqa: F401  (they register steps)
-from .data import MAX_PLAYERS, MIN_PLAYERS, PUBLIC_CARDS
+from .data import CARDS, FULL_DECK, HAND_SIZES, MAX_PLAYERS, MIN_PLAYERS, PUBLIC_CARDS
 from .flow import setup
 from .positions import load_state
 from .sampling import sample_position
@@ -45,6 +45,11 @@ class MaiStarGame(Game):
             "when the deck runs out everyone takes one more turn (RULES.md 15.3; any count)",
         ),
     )
+
+    def score_range(self, players: int, options: Mapping[str, Any]) -> tuple[float, float]:
+        """A round scores income minus the hand penalty, at least 0 (section 12); income comes
+        from the seat's guests, so a round adds at most every card's income, over the rounds."""
+        return (0.0, float(len(HAND_SIZES) * sum(max(0, CARDS[c].income) for c in FULL_DECK)))
 
     def public_data(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """The printed customer and geisha cards (``cards.json`` without source notes)."""

@@ -52,6 +52,10 @@ class Motora(Game):
         if not values["wrath_of_the_gods"] and not values["turn_limit"]:
             raise OptionError("motora: wrath_of_the_gods=false needs a turn_limit (e.g. 30)")
 
+    def score_range(self, players: int, options: Mapping[str, Any]) -> tuple[float, float]:
+        """A winner scores 1 (1/k when k tribes share the win), everyone else 0 (RULES.md 13)."""
+        return (0.0, 1.0)
+
     def public_data(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """The island, the tile pool and every card, sent once in ``welcome`` (see README)."""
         return public_data()

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..base import Game, OptionError, OptionSpec, PositionError
+from .cards import DECK_SIZE, VALUES
 from .position import expand, read
 from .sample import sample
 from .setup import deck_count
@@ -44,6 +45,16 @@ class Mottainai(Game):
             raise OptionError(f"Mottainai with {players} players needs two decks (two_decks)")
         if values.get("teams") and players != TEAM_PLAYERS:
             raise OptionError(f"the team game needs exactly 4 players, got {players}")
+
+    def score_range(self, players: int, options: Mapping[str, Any]) -> tuple[float, float]:
+        """Points are never negative. Crude but true, with d decks of N cards in all (d copies
+        of each card) worth at most v each (RULES 11): works, sales and backorders count each
+        card once, a backorder at most 1 + d times (one more per Coin), so v N (1 + d) at most;
+        the effects add at most 3 d (Scroll), 2 N d (Bench), 2 N d (Tapestry), 6 N d (Haniwa,
+        helpers and a Fountain's reveals) and 3 N d (Teapot)."""
+        decks = deck_count(players, dict(options))
+        cards = DECK_SIZE * decks
+        return (0.0, float(max(VALUES) * cards * (1 + decks) + 13 * cards * decks + 3 * decks))
 
     def _new(self, players: int, seed: int, options: dict[str, Any]) -> MottainaiState:
         return MottainaiState(players, seed, options)
