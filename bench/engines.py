@@ -13,27 +13,84 @@ must not grow with the length of the game.
 Each configuration is played ``R`` times (the same seeded games) and the fastest run is kept:
 on a shared machine, noise only ever adds time, so the minimum is the steadiest estimate.
 Prints a table and saves bench/results/engines.json.
+
+The engines deal from ``KeyedRandom`` (keyed BLAKE2b, docs/seeds.md), so each configuration is
+also played with Python's Mersenne Twister in its place (what 1.x engines dealt from, a C
+generator: the floor): ``keyed/twister`` is the cost of secret deals on a whole game, per
+decision (other deals make other games, of other lengths). A second
+table times the generators alone: shuffling 70 cards, and making a generator from a 128-bit
+seed.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import random
+import sys
 import time
+import timeit
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 from tabulate import tabulate
 
 from arena.games import available_games
 from arena.games.base import Game
+from arena.games.rng import KeyedRandom
 
 RESULTS = Path(__file__).parent / "results" / "engines.json"
 CLONE_GAMES = 5  # games whose states are cloned, per seat count
 CLONES = 200  # clones timed per state
 STAGES = ("start", "middle", "end")
+
+
+class Twister(KeyedRandom):
+    """Python's Mersenne Twister behind ``KeyedRandom``'s type, so an engine can be timed with
+    the generator 1.x engines dealt from; every drawing method is the Twister's own (C) one.
+    For timing only: its state is not what ``getstate`` says."""
+
+    def seed(self, a: Any = None, version: int = 2) -> None:
+        super().seed(a)
+        twister = random.Random(a)
+        for name in ("random", "getrandbits", "shuffle", "randrange", "randint", "choice"):
+            setattr(self, name, getattr(twister, name))
+        self.sample = twister.sample
+
+
+@contextlib.contextmanager
+def dealing_from(kind: type[KeyedRandom]) -> Iterator[None]:
+    """Every engine module's ``KeyedRandom`` replaced by ``kind`` meanwhile."""
+    with contextlib.ExitStack() as stack:
+        for name, module in list(sys.modules.items()):
+            engine = name.startswith("arena.games.") and name != "arena.games.rng"
+            if engine and getattr(module, "KeyedRandom", None) is KeyedRandom:
+                stack.enter_context(mock.patch.object(module, "KeyedRandom", kind))
+        yield
+
+
+def per_decision(figures: dict[str, float]) -> float:
+    return figures["seconds"] / figures["decisions"]
+
+
+def generator_costs(repeat: int) -> dict[str, float]:
+    """Microseconds to shuffle 70 cards and to make a generator, Twister and keyed."""
+    out = {}
+    for label, kind in (("twister", random.Random), ("keyed", KeyedRandom)):
+        rng = kind(2**127 + 1)
+        shuffle = timeit.repeat(
+            "rng.shuffle(deck)", "deck = list(range(70))", number=2000, repeat=repeat,
+            globals={"rng": rng},
+        )  # fmt: skip
+        make = timeit.repeat(lambda kind=kind: kind(2**127 + 1), number=2000, repeat=repeat)
+        out[f"us_shuffle_70_{label}"] = round(min(shuffle) / 2000 * 1e6, 2)
+        out[f"us_new_{label}"] = round(min(make) / 2000 * 1e6, 2)
+    return out
 
 
 def run(game: Game, players: int, games: int) -> dict[str, float]:
@@ -115,6 +172,10 @@ def main() -> None:
                 key=lambda c: c["us_clone_end"],
             )
             figures.update(clones)
+            with dealing_from(Twister):  # other deals: other games, so compare per decision
+                twister = min((run(game, players, args.games) for _ in runs), key=per_decision)
+            figures["us_per_decision_twister"] = twister["us_per_decision"]
+            figures["keyed_over_twister"] = round(per_decision(figures) / per_decision(twister), 3)
             results.append({"game": game.id, "players": players, **figures})
             rows.append(
                 [
@@ -122,6 +183,8 @@ def main() -> None:
                     players,
                     figures["games_per_s"],
                     figures["us_per_decision"],
+                    figures["us_per_decision_twister"],
+                    figures["keyed_over_twister"],
                     figures["us_view_and_events"],
                     figures["decisions_per_game"],
                     *(figures[f"us_clone_{stage}"] for stage in STAGES),
@@ -132,11 +195,25 @@ def main() -> None:
         "players",
         "games/s",
         "us/decision",
+        "us/decision twister",
+        "keyed/twister",
         "of which view+events",
         "decisions/game",
         *(f"us/clone {stage}" for stage in STAGES),
     ]
     print(tabulate(rows, headers=headers))
+    generator = generator_costs(max(1, args.repeat))
+    print()
+    print(
+        tabulate(
+            [
+                [what, generator[f"us_{key}_twister"], generator[f"us_{key}_keyed"],
+                 round(generator[f"us_{key}_keyed"] / generator[f"us_{key}_twister"], 2)]
+                for what, key in (("shuffle 70 cards", "shuffle_70"), ("new generator", "new"))
+            ],
+            headers=["us per", "twister", "keyed", "keyed/twister"],
+        )
+    )  # fmt: skip
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "python": platform.python_version(),
@@ -145,7 +222,8 @@ def main() -> None:
         "repeat": args.repeat,
         "load_average": os.getloadavg()[0],
     }
-    RESULTS.write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
+    data = {"meta": meta, "generator": generator, "results": results}
+    RESULTS.write_text(json.dumps(data, indent=2) + "\n")
     print(f"saved {RESULTS}")
 
 

@@ -23,7 +23,9 @@ import fcntl
 import json
 import multiprocessing
 import os
+import random
 import resource
+import secrets
 import shutil
 import subprocess
 import sys
@@ -39,15 +41,19 @@ sys.path.insert(0, str(ROOT))
 
 from arena import sandbox  # noqa: E402
 from arena.games import load_game  # noqa: E402
+from arena.games.rng import KeyedRandom  # noqa: E402
+from arena.ladder.schedule import build_schedule, engine_seed  # noqa: E402
 from arena.match import pool as kept_pool  # noqa: E402
 from arena.match.bots import parse_bot  # noqa: E402
 from arena.match.referee import play_match  # noqa: E402
 from arena.match.results import Limits, MatchResult, is_host_void  # noqa: E402
 from arena.sandbox import seccomp, uids  # noqa: E402
+from tests.bots.hostile._deals import fingerprint, predicted_outputs  # noqa: E402
 from tests.broken_hosts import private_python  # noqa: E402
 
 HOSTILE = 1  # the hostile bot's seat
 LIMITS = Limits(init_ms=5000, move_ms=1000, bank_ms=1000)
+READING = Limits(init_ms=60_000, move_ms=60_000, bank_ms=1000)  # brute force takes seconds
 CASE_TIMEOUT_S = 180
 
 
@@ -149,6 +155,63 @@ def with_512_descriptors(case: Case, bots: Path) -> MatchResult:
     only the connection cap, ruled as soon as it is passed, keeps libzmq from aborting."""
     resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512))
     return play_hostile(case, bots)
+
+
+LADDER_SEED = 4242  # the seed the issue's bot brute-forced
+
+
+def dealt_as_a_ladder(case: Case, bots: Path) -> MatchResult:
+    """A match made as ``arena ladder run`` makes it: its id and deal identity from the public
+    schedule of a 1-round ladder with seed 4242, its engine seed from a fresh secret deal key.
+    The hostile bot sits in seat 1, a random bot in seat 0."""
+    game = load_game("happy_mochi")
+    options = game.resolve_options(case.options, 2)
+    names = ["random0", "hostile"]
+    fp = fingerprint(game.id, 2, options)
+    schedule = build_schedule(names, 2, 1, LADDER_SEED, fp)
+    spec = next(s for s in schedule if s.bots[HOSTILE] == "hostile")
+    specs = [
+        parse_bot(f"random0=python {bots}/random_bot.py --seed 0"),
+        parse_bot(f"hostile=python {bots}/{case.command}"),
+    ]
+    seed = engine_seed(secrets.token_bytes(32), spec.seed)
+    return play_match(game, specs, seed, options, case.limits, match_id=spec.match_id)
+
+
+def deal_not_read(case: Case, result: MatchResult) -> str | None:
+    """The standard check, the bot did run its attacks (and found the public schedule: the
+    ladder seed behind its match id), and none dealt its own hand."""
+    log = result.seats[HOSTILE].log_tail
+    if f"ATTACK ladder seed {result.match_id}: ok {LADDER_SEED} " not in log:
+        return "the hostile bot did not find the ladder seed: the attack proves nothing"
+    if f"ATTACK deal {result.match_id}: matched=" not in log:
+        return "the hostile bot did not report its attempt"
+    if f"ATTACK deal {result.match_id}: matched=none" not in log:
+        return "a derivation dealt the bot's own hand: " + log.split("matched=")[1].split(" ")[0]
+    return standard_check(case, result)
+
+
+def generator_not_cloned(case: Case, result: MatchResult) -> str | None:
+    """The deal-reading check, and the match's own generator survives the Twister clone that
+    predicts every output of Python's generator after 624 of them."""
+    if predicted_outputs(random.Random(result.seed)) != 1000:
+        return "the clone attack does not work on a Mersenne Twister: it proves nothing"
+    predicted = predicted_outputs(KeyedRandom(result.seed))
+    if predicted:
+        return f"the clone predicted {predicted} of 1000 outputs of the engine's generator"
+    return deal_not_read(case, result)
+
+
+TOLD = f"deal_reader.py --bots hostile,random0 --ladder-seed {LADDER_SEED} --brute 0"
+DEAL_ATTEMPTS = (
+    ("deal: schedule digests, ladder seed told", TOLD, deal_not_read),
+    (
+        "deal: ladder seed and engine seeds 0..4999 brute-forced",
+        "deal_reader.py --bots hostile,random0 --brute 5000",
+        deal_not_read,
+    ),
+    ("deal: generator state from 624 outputs", TOLD, generator_not_cloned),
+)
 
 
 def lost_then_attacked(case: Case, result: MatchResult) -> str | None:
@@ -275,7 +338,7 @@ CASES: list[Case] = [
         "connection_flood.py --after-loss",
         ("ok",),
         seats=2,
-        seed=3,
+        seed=1,  # a game the hostile bot loses
         check=lost_then_attacked,
     ),
     Case(
@@ -303,7 +366,7 @@ CASES: list[Case] = [
     Case("stdio: flood, never reading stdin", "stdio_flood.py", ("flood",), "stdio", seats=2),
     Case("non-ASCII token (zmq)", "unicode_token.py", ("bad_token",), seats=2),
     Case("non-ASCII token (stdio)", "unicode_token.py", ("bad_token",), "stdio", seats=2),
-    Case("answers from a second connection", "spoof.py second", ("flood",), seats=2),
+    Case("answers from a second connection", "spoof.py second", ("flood",), seats=2, seed=8),
     Case("a second connection with the seat's routing id", "spoof.py routing_id", ("ok", "flood")),
     Case("crash before hello", "early_crash.py", ("crashed",), seats=2),
     # Two seats of one author try to pass a secret through the files both sandboxes show.
@@ -371,6 +434,11 @@ CASES: list[Case] = [
         "kept.py flood 1",
         ("ok", "too_many_connections"),
         play=kept_idle_flood,
+    ),
+    # Reading the deal (issue 24): a ladder's match, dealt from a secret key; see docs/seeds.md.
+    *(
+        Case(name, command, ("ok",), seats=2, limits=READING, play=dealt_as_a_ladder, check=check)
+        for name, command, check in DEAL_ATTEMPTS
     ),
     # The host broken under honest bots: the match is void with a host: reason, no seat ruled.
     *(

@@ -32,8 +32,8 @@ from typing import Any
 
 from tabulate import tabulate
 
+from arena.ladder import loop, store
 from arena.ladder import run as ladder
-from arena.ladder import store
 from arena.ladder.config import load_ladder
 from arena.ladder.executor import Executor, LocalExecutor
 
@@ -93,9 +93,10 @@ def measure(
 ) -> dict[str, Any]:
     """Run the ladder on ``executor()`` (default: ``workers`` local worker processes)."""
     timer = Timer()
-    originals = (ladder.schedule_of, ladder.rerate, store.Store.record_match)
+    rerate = loop.LadderSchedule.rerate
+    originals = (ladder.schedule_of, rerate, store.Store.record_match)
     ladder.schedule_of = timer.wrap(ladder.schedule_of)
-    ladder.rerate = timer.wrap(ladder.rerate)
+    loop.LadderSchedule.rerate = timer.wrap(rerate)  # type: ignore[method-assign]
     store.Store.record_match = timer.wrap(store.Store.record_match)
     try:
         with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
@@ -111,7 +112,7 @@ def measure(
             with sqlite3.connect(cfg.database) as conn:
                 referee_ms = conn.execute("SELECT SUM(duration_ms) FROM matches").fetchone()[0]
     finally:
-        ladder.schedule_of, ladder.rerate, store.Store.record_match = originals
+        ladder.schedule_of, loop.LadderSchedule.rerate, store.Store.record_match = originals
     return {
         "workers": workers,
         "matches": summary.played,

@@ -54,8 +54,10 @@ sys.path.insert(0, str(ROOT))  # the tests' PostgreSQL server and ladder helpers
 
 from arena.ladder.config import LadderConfig, load_ladder  # noqa: E402
 from arena.ladder.database import Location  # noqa: E402
+from arena.ladder.jobs import MatchJob  # noqa: E402
+from arena.ladder.loop import register  # noqa: E402
 from arena.ladder.ratings import ladder_stats, rate  # noqa: E402
-from arena.ladder.run import match_job, records, register, schedule_of  # noqa: E402
+from arena.ladder.run import records, schedule_of  # noqa: E402
 from arena.ladder.schedule import MatchSpec  # noqa: E402
 from arena.ladder.store import Store  # noqa: E402
 from tests.ladder.helpers import SyntheticExecutor, arena, write_ladder  # noqa: E402
@@ -94,7 +96,10 @@ def ladder(folder: Path, rounds: int, database: str | None) -> LadderConfig:
 
 def played(cfg: LadderConfig) -> Played:
     """Every match of the schedule with a made-up result, as a worker would return it."""
-    return [(spec, SyntheticExecutor._play(match_job(cfg, spec))) for spec in schedule_of(cfg)]
+    key = bytes(32)  # any deal key: the results are made up
+    return [
+        (spec, SyntheticExecutor._play(MatchJob.of(cfg, spec, key))) for spec in schedule_of(cfg)
+    ]
 
 
 def stored_rows(cfg: LadderConfig, matches: Played, path: Path) -> Rows:

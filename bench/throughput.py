@@ -51,7 +51,8 @@ from arena import sandbox
 from arena.games import load_game
 from arena.ladder.config import load_ladder
 from arena.ladder.executor import DaskExecutor, kept_bots, run_batch
-from arena.ladder.run import match_job, schedule_of
+from arena.ladder.jobs import MatchJob
+from arena.ladder.run import schedule_of
 from arena.match.bots import BotSpec, parse_bot
 from arena.match.referee import play_match
 from protocol import codec, messages
@@ -282,7 +283,8 @@ def bare_workers(count: int, rounds: int, tmpdir: str | None = None) -> float:
         mock.patch.dict(os.environ, where),
     ):
         cfg = load_ladder(ladder_bench.ladder_file(Path(tmp), rounds))
-        jobs = [match_job(cfg, spec) for spec in schedule_of(cfg)]
+        key = bytes(32)  # any deal key: only the time is measured
+        jobs = [MatchJob.of(cfg, spec, key).as_dict() for spec in schedule_of(cfg)]
         ready, ends = spawn.Barrier(count), spawn.Queue()
         workers = [
             spawn.Process(target=_bare_worker, args=(jobs, ready, ends)) for _ in range(count)

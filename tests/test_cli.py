@@ -114,3 +114,43 @@ def test_corrupt_replay_is_refused(tmp_path: Path) -> None:
     out = arena("replay", "show", str(broken))
     assert out.returncode == 2
     assert "not a readable replay" in out.stderr
+
+
+def test_play_without_a_seed_deals_from_128_secret_bits(tmp_path: Path) -> None:
+    """No seed given: one drawn from `secrets` (recorded for the organiser in the replay), and
+    a random match id, so nothing a bot is told is derived from a guessable number."""
+    bots = ["--bot", f"{RANDOM}", "--bot", f"{RANDOM} --seed 1"]
+    played = []
+    for name in ("a.json", "b.json"):
+        replay = tmp_path / name
+        out = arena(
+            "play", "happy_mochi", *bots, "--option", "max_rounds=1", "--replay", str(replay)
+        )
+        assert out.returncode == 0, out.stderr
+        played.append(json.loads(replay.read_text()))
+        assert arena("replay", "verify", str(replay)).returncode == 0
+    assert all(2**64 < p["seed"] < 2**128 for p in played)  # fails with odds 2**-64 each
+    assert played[0]["seed"] != played[1]["seed"] and played[0]["match"] != played[1]["match"]
+    assert "it is not secret" in " ".join(arena("play", "--help").stdout.split())
+    out = arena("play", "happy_mochi", *bots, "--seed", "7", "--replay", str(tmp_path / "c.json"))
+    assert out.returncode == 0 and json.loads((tmp_path / "c.json").read_text())["seed"] == 7
+
+
+def test_verify_names_the_engine_version_a_replay_needs(tmp_path: Path) -> None:
+    """A replay of an older engine (which dealt differently) is not called a mismatch."""
+    replay = tmp_path / "old.json"
+    bots = ["--bot", f"{RANDOM}", "--bot", f"{RANDOM} --seed 1"]
+    out = arena("play", "happy_mochi", *bots, "--seed", "3", "--replay", str(replay))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(replay.read_text())
+    data["game"]["version"] = "1.0.0"
+    replay.write_text(json.dumps(data))
+    verified = arena("replay", "verify", str(replay))
+    assert verified.returncode == 2
+    assert verified.stderr.startswith(
+        f"arena: error: {replay}: cannot verify it here: made by happy_mochi 1.0.0, and this "
+        "Arena's happy_mochi is 2.0.0, which deals and plays differently"
+    )
+    assert "does not verify" not in verified.stderr and "an Arena whose happy_mochi is 1.0.0" in (
+        verified.stderr
+    )

@@ -22,7 +22,7 @@ from arena.ladder.ratings import Rating
 from arena.match.replay import log_lines
 from arena.registry.store import parse_ref
 from arena.sandbox import clean_output
-from arena.web.client import ClientError, mine
+from arena.web.client import ClientError, mine, version
 
 FORMATS = ("text", "json")
 LISTED = 10  # faulted seats listed in full, newest first
@@ -35,8 +35,10 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
-def print_status(server: str, token: str, name: str | None, fmt: str) -> None:
-    """Fetch ``GET /api/bots/mine`` and print it as ``fmt``; exit 2 when it cannot be had."""
+def print_status(server: str, token: str, name: str | None, fmt: str, log: bool = False) -> None:
+    """Fetch ``GET /api/bots/mine`` and print it as ``fmt``; exit 2 when it cannot be had.
+    Each latest version's reports are fetched too when it was not accepted, or with ``log``
+    (then printed whole)."""
     if fmt not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if not token:
@@ -54,19 +56,45 @@ def print_status(server: str, token: str, name: str | None, fmt: str) -> None:
             _fail(f"{name}: not one of your bots on {server} (yours: {', '.join(bots) or 'none'})")
         bots = [name]
     url = server.rstrip("/")
+    try:
+        reports = {
+            ref: version(server, token, ref)
+            for ref, status in _latest(found, bots).items()
+            if log or status in ("rejected", "waiting")
+        }
+    except ClientError as exc:
+        _fail(str(exc))
     blocks = [f"{found['author']}'s bots on {url}"]
-    blocks += ["\n".join(bot_status(found, bot, url)) for bot in bots]
+    blocks += ["\n".join(bot_status(found, bot, url, reports, log)) for bot in bots]
     if not bots:
         blocks.append(f"none yet: `arena bot submit PATH --server {url}` sends one")
     typer.echo(clean_output("\n\n".join(blocks)))
 
 
-def bot_status(found: dict[str, Any], bot: str, url: str) -> list[str]:
-    """The lines for one bot of a ``/api/bots/mine`` answer."""
-    versions = sorted(
+def _versions(found: dict[str, Any], bot: str) -> list[dict[str, Any]]:
+    """``bot``'s versions in a ``/api/bots/mine`` answer, oldest first."""
+    return sorted(
         (v for v in found["versions"] if parse_ref(v["version"])[0] == bot),
         key=lambda v: parse_ref(v["version"])[1],
     )
+
+
+def _latest(found: dict[str, Any], bots: list[str]) -> dict[str, str]:
+    """Each bot's latest version and its status."""
+    latest = [versions[-1] for bot in bots if (versions := _versions(found, bot))]
+    return {v["version"]: v["status"] for v in latest}
+
+
+def bot_status(
+    found: dict[str, Any],
+    bot: str,
+    url: str,
+    reports: dict[str, dict[str, Any]] | None = None,
+    log: bool = False,
+) -> list[str]:
+    """The lines for one bot of a ``/api/bots/mine`` answer (``reports``: versions with their
+    build logs and validation reports, by name; ``log``: print them whole)."""
+    versions = _versions(found, bot)
     if not versions:
         return [f"{bot}: no version stored"]
     latest = versions[-1]
@@ -75,8 +103,14 @@ def bot_status(found: dict[str, Any], bot: str, url: str) -> list[str]:
         f"{bot}: {latest['version']} {latest['status']}" + (f" ({reason})" if reason else ""),
         f"  uploaded   {_when(latest['submitted_at'])}",
     ]
-    if latest["status"] == "rejected":
-        report = latest["validation"] or latest["build_log"]
+    full = (reports or {}).get(latest["version"])
+    if full is not None and log:
+        for title in ("build_log", "validation"):
+            if full[title]:
+                lines.append(f"  {title.replace('_', ' ')}")
+                lines += [f"  | {line}" for line in full[title].splitlines()]
+    elif full is not None:
+        report = full["validation"] or full["build_log"]
         lines += [f"  | {line}" for line in report.splitlines()[-REPORT_LINES:]]
     lines.append(_rating(found, versions))
     refs = {v["version"] for v in versions}

@@ -2,7 +2,9 @@
 
 A version that is rejected by its gate exits 1 with the reason; a folder or manifest that
 cannot be stored exits 2 naming what and where; a machine that cannot build or check bots
-exits 3 and blames no bot.
+exits 3 and blames no bot (the version is ``waiting``: ``arena bot recheck`` runs its gate
+again once the machine is fixed); a server's gate that has not spoken when ``--timeout`` runs
+out exits 4.
 """
 
 from __future__ import annotations
@@ -18,13 +20,20 @@ from tabulate import tabulate
 
 from arena.cli.author import FORMATS, print_status
 from arena.cli.plain_help import App
-from arena.cli.serve import submit_remote
+from arena.cli.serve import HOST_EXIT, WAIT_S, recheck_remote, submit_remote
 from arena.ladder.config import LadderConfigError, load_ladder
 from arena.ladder.store import Store, StoreError
 from arena.registry.content import MAX_BYTES, MAX_FILES, ContentError
-from arena.registry.gate import CHECK_GAMES, GateHostError, describe, submit
+from arena.registry.gate import CHECK_GAMES, GateHostError, describe, run_gate, submit
 from arena.registry.manifest import ManifestError
-from arena.registry.store import Registry, RegistryError, Version, parse_ref
+from arena.registry.store import (
+    RECHECKABLE,
+    Registry,
+    RegistryError,
+    Reports,
+    Version,
+    parse_ref,
+)
 from arena.sandbox import clean_output
 
 bot_app = App(
@@ -33,6 +42,7 @@ bot_app = App(
 )
 
 DEFAULT_REGISTRY = "registry"
+BUILD_LINES = 15  # of a build log, shown without --log
 RegistryOpt = Annotated[
     Path | None,
     typer.Option(
@@ -40,7 +50,16 @@ RegistryOpt = Annotated[
         help=f"Registry folder [default: $ARENA_REGISTRY, else ./{DEFAULT_REGISTRY}].",
     ),
 ]
-HOST_EXIT = 3
+TokenOpt = Annotated[
+    str | None,
+    typer.Option(help="Your author token for --server [default: $ARENA_AUTHOR_TOKEN]."),
+]
+TimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        min=1, metavar="SECONDS", help="With --server: how long to follow the gate queue."
+    ),
+]
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
@@ -77,15 +96,15 @@ def submit_cmd(
         str | None,
         typer.Option(metavar="URL", help="Submit to a competition server instead (arena serve)."),
     ] = None,
-    token: Annotated[
-        str | None,
-        typer.Option(help="Your author token for --server [default: $ARENA_AUTHOR_TOKEN]."),
-    ] = None,
+    token: TokenOpt = None,
+    timeout: TimeoutOpt = WAIT_S,
 ) -> None:
     """Store a bot folder as a new version (when its content changed), build it in the
-    sandbox, validate it with check-bot; print the version and its status."""
+    sandbox, validate it with check-bot; print the version and its status. With --server the
+    server queues its gate: the command follows it, a line per change, until it has spoken."""
     if server is not None:
-        submit_remote(path, server, token or os.environ.get("ARENA_AUTHOR_TOKEN", ""), name)
+        token = token or os.environ.get("ARENA_AUTHOR_TOKEN", "")
+        submit_remote(path, server, token, name, timeout)
         return
     with _open(registry) as reg:
         try:
@@ -93,14 +112,69 @@ def submit_cmd(
         except (ManifestError, ContentError, RegistryError) as exc:
             _fail(str(exc))
         except GateHostError as exc:
-            _fail(f"{exc}; no bot was blamed: fix it and submit again", code=HOST_EXIT)
+            _host_failed(exc)
     v = done.version
     if not done.new:
         typer.echo(f"{v.ref}: unchanged (same content as stored, {v.hash[:12]}): {v.status}")
     else:
         typer.echo(f"{v.ref}: stored ({v.files} files, {v.hash[:12]}): {v.status}")
-    if v.status == "rejected":
-        _fail(f"{v.ref} rejected: {v.reason} (`arena bot show {v.ref}` has the report)", code=1)
+    _rejected(v, again=not done.new)
+
+
+def _host_failed(exc: GateHostError) -> NoReturn:
+    _fail(f"{exc}; no bot was blamed: fix it, then `arena bot recheck` the version",
+          code=HOST_EXIT)  # fmt: skip
+
+
+def _rejected(v: Version, again: bool = False) -> None:
+    """Exit 1 with the reason when ``v`` is rejected (``again``: by an earlier submission)."""
+    if v.status != "rejected":
+        return
+    hint = f"`arena bot show {v.ref} --log` has the report"
+    if again:
+        hint += f"; `arena bot recheck {v.ref}` runs its gate again"
+    _fail(clean_output(f"{v.ref} rejected: {v.reason} ({hint})"), code=1)
+
+
+@bot_app.command("recheck")
+def recheck_cmd(
+    ref: Annotated[str, typer.Argument(metavar="NAME@N", help="A waiting or rejected version.")],
+    registry: RegistryOpt = None,
+    check_games: Annotated[
+        int, typer.Option(min=1, help="check-bot matches per game in the validation gate.")
+    ] = CHECK_GAMES,
+    server: Annotated[
+        str | None,
+        typer.Option(metavar="URL", help="Ask a competition server instead (your own version)."),
+    ] = None,
+    token: TokenOpt = None,
+    timeout: TimeoutOpt = WAIT_S,
+) -> None:
+    """Run a version's gate (build and validation) again: one that waits because this machine
+    could not run it, or one rejected (after the machine was fixed, say). The same exit codes
+    as submit."""
+    if server is not None:
+        recheck_remote(ref, server, token or os.environ.get("ARENA_AUTHOR_TOKEN", ""), timeout)
+        return
+    with _open(registry) as reg:
+        try:
+            v = reg.get(ref)
+            if parse_ref(ref)[1] is None:
+                raise RegistryError(f"{ref!r}: name one version (NAME@N, e.g. {v.ref})")
+            with reg.working(v) as mine:
+                if not mine:
+                    raise RegistryError(f"{v.ref}: another process is running its gate")
+                if not reg.move(v.ref, RECHECKABLE, "building"):
+                    raise RegistryError(
+                        f"{v.ref} is {v.status}: only a waiting or rejected version is rechecked"
+                    )
+                v = run_gate(reg, v.ref, check_games)
+        except RegistryError as exc:
+            _fail(str(exc))
+        except GateHostError as exc:
+            _host_failed(exc)
+    typer.echo(f"{v.ref}: rechecked: {v.status}")
+    _rejected(v)
 
 
 @bot_app.command("status")
@@ -121,11 +195,17 @@ def status_cmd(
             "--format", metavar="FORMAT", help=f"Output: {', '.join(FORMATS)} (the server's JSON)."
         ),
     ] = "text",
+    log: Annotated[
+        bool,
+        typer.Option(
+            "--log", help="Print each latest version's whole build log and validation report."
+        ),
+    ] = False,
 ) -> None:
     """Your bots on a competition server: each latest version's status (and why it was
     rejected), its rating, and every crash, timeout or illegal move since your last upload with
     its stderr tail and where to watch the match."""
-    print_status(server, token or os.environ.get("ARENA_AUTHOR_TOKEN", ""), name, fmt)
+    print_status(server, token or os.environ.get("ARENA_AUTHOR_TOKEN", ""), name, fmt, log)
 
 
 @bot_app.command("list")
@@ -151,6 +231,9 @@ def show_cmd(
     ladder: Annotated[
         Path | None, typer.Option(help="A ladder file: show each version's rating there.")
     ] = None,
+    log: Annotated[
+        bool, typer.Option("--log", help="The whole build log (as kept), not its last lines.")
+    ] = False,
 ) -> None:
     """A bot's versions (or one version): hash, status, build and validation reports."""
     with _open(registry) as reg:
@@ -162,9 +245,10 @@ def show_cmd(
         except RegistryError as exc:
             _fail(str(exc))
         faults = {v.ref: reg.faults(v.ref) for v in versions}
+        reports = {v.ref: reg.reports(v.ref) for v in versions}
     ratings = _ratings(ladder) if ladder is not None else {}
     for v in versions:
-        lines = _describe(v, ratings.get(v.ref)) + _faults(faults[v.ref])
+        lines = _describe(v, reports[v.ref], ratings.get(v.ref), log) + _faults(faults[v.ref])
         typer.echo(clean_output("\n".join(lines)))  # build logs hold what the bot's build printed
         typer.echo("")
 
@@ -178,7 +262,7 @@ def _faults(faults: list[dict[str, str]]) -> list[str]:
     return lines
 
 
-def _describe(v: Version, rating: str | None) -> list[str]:
+def _describe(v: Version, reports: Reports, rating: str | None, log: bool) -> list[str]:
     lines = [
         f"{v.ref}: {v.status}" + (f" ({v.reason.splitlines()[0]})" if v.reason else ""),
         f"  hash       {v.hash}",
@@ -190,12 +274,15 @@ def _describe(v: Version, rating: str | None) -> list[str]:
         lines.append(f"  rating     {rating}")
     if v.manifest.build:
         lines.append(f"  build      {v.manifest.build}")
-        lines += [f"  | {line}" for line in v.build_log.splitlines()[-15:]]
+        shown = reports.build_log.splitlines()
+        lines += [f"  | {line}" for line in (shown if log else shown[-BUILD_LINES:])]
+        if not log and len(shown) > BUILD_LINES:
+            lines.append(f"  (the last {BUILD_LINES} of {len(shown)} lines: --log shows all)")
     if v.status == "rejected" and v.reason and "\n" in v.reason:
         lines += [f"  ! {line}" for line in v.reason.splitlines()]
-    if v.validation:
+    if reports.validation:
         lines.append("  validation")
-        lines += [f"  | {line}" for line in v.validation.splitlines()]
+        lines += [f"  | {line}" for line in reports.validation.splitlines()]
     return lines
 
 
@@ -210,11 +297,10 @@ def _ratings(path: Path) -> dict[str, str]:
     except StoreError as exc:
         _fail(str(exc))
     with contextlib.closing(store):
-        rows = store.conn.execute("SELECT bot, mu, sigma, conservative FROM ratings").fetchall()
+        ratings = store.ratings()
     return {
-        r["bot"]: f"{r['mu']:.1f} ± {r['sigma']:.1f} (conservative {r['conservative']:.1f}) "
-        f"in {cfg.name}"
-        for r in rows
+        bot: f"{r.mu:.1f} ± {r.sigma:.1f} (conservative {r.conservative:.1f}) in {cfg.name}"
+        for bot, r in ratings.items()
     }
 
 

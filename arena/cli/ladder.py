@@ -34,12 +34,12 @@ from rich.progress import (
 
 from arena import sandbox
 from arena.cli.plain_help import App
-from arena.ladder import database
-from arena.ladder import follow as following
+from arena.ladder import database, loop
 from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
 from arena.ladder.executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
-from arena.ladder.ratings import compare, head_to_head, ladder_stats, seat_effects
+from arena.ladder.ratings import compare, head_to_head, seat_effects
+from arena.ladder.standings import standings
 from arena.ladder.store import (
     CommandChanged,
     ProgramChanged,
@@ -135,8 +135,8 @@ def _header(cfg: LadderConfig, stored: int, scheduled: int) -> dict[str, object]
 
 
 def _show(cfg: LadderConfig, store: Store, fmt: str, wide: bool = False) -> None:
-    schedule, stored = ladder.records(cfg, store)
-    stats = ladder_stats(stored, cfg.rating, cfg.bot_names)
+    table = standings(cfg, store)
+    schedule, stored, stats = table.schedule, table.stored, table.stats
     width = None if wide else shutil.get_terminal_size().columns
     header = _header(cfg, len(stored), len(schedule))
     typer.echo(report.ladder_table(stats, fmt, header, width))
@@ -170,7 +170,7 @@ PROGRESS_EVERY_S = 10.0  # between progress lines when the output is not a termi
 
 
 @contextmanager
-def _progress(name: str, quiet: bool) -> Iterator[ladder.Progress | None]:
+def _progress(name: str, quiet: bool) -> Iterator[loop.Progress | None]:
     """A bar named after the ladder (done/total, rate, ETA, faults) on a terminal; elsewhere
     (CI, ``nohup``, a pipe) a line on stderr every ``PROGRESS_EVERY_S`` seconds."""
     if quiet:
@@ -182,11 +182,12 @@ def _progress(name: str, quiet: bool) -> Iterator[ladder.Progress | None]:
         yield _lines(name)
 
 
-def _lines(name: str) -> ladder.Progress:
+def _lines(name: str) -> loop.Progress:
     started = time.monotonic()
     state = {"base": -1, "last": started}
 
-    def update(done: int, total: int, faults: int) -> None:
+    def update(done: int, total: int | None, faults: int) -> None:
+        total = done if total is None else total  # a following ladder: what it played
         now = time.monotonic()
         if state["base"] < 0:  # the first call reports what was stored before
             state["base"] = done
@@ -203,7 +204,7 @@ def _lines(name: str) -> ladder.Progress:
 
 
 @contextmanager
-def _bar(name: str) -> Iterator[ladder.Progress]:
+def _bar(name: str) -> Iterator[loop.Progress]:
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -217,9 +218,10 @@ def _bar(name: str) -> Iterator[ladder.Progress]:
         started = time.monotonic()
         baseline: dict[str, int] = {}
 
-        def update(done: int, total: int, faults: int) -> None:
+        def update(done: int, total: int | None, faults: int) -> None:
             base = baseline.setdefault("done", done)  # the first call reports what was stored
             rate = (done - base) / max(1e-9, time.monotonic() - started)
+            total = done if total is None else total  # a following ladder: what it played
             bar.update(task, completed=done, total=total, rate=f"{rate:.2f}/s", faults=faults)
 
         yield update
@@ -262,19 +264,16 @@ def run(
             else f"{path}: a following ladder ([follow] table) runs with --follow"
         )
     try:
-        if ladder.check_host(cfg) == "rlimits":
+        if loop.check_host(cfg) == "rlimits":
             typer.echo(f"arena: warning: {sandbox.UNSANDBOXED}", err=True)
-    except ladder.HostFailure as exc:
+    except loop.HostFailure as exc:
         _fail(str(exc), code=HOST_EXIT)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops like Ctrl-C
     try:
         with (
             _executor(workers or os.cpu_count() or 1, cluster) as executor,
             _progress(cfg.name, quiet) as progress,
-        ):
-            if follow:  # returns only when stopped (Ctrl-C, SIGTERM: below)
-                following.follow_ladder(path, executor, progress)
-                return
+        ):  # a following ladder returns only when stopped (Ctrl-C, SIGTERM: below)
             summary = ladder.run_ladder(cfg, executor, progress)
     except LadderConfigError as exc:
         _fail(exc.problems[0])
@@ -285,7 +284,7 @@ def run(
         )
     except StoreError as exc:
         _fail(str(exc))
-    except ladder.HostFailure as exc:
+    except loop.HostFailure as exc:
         _fail(str(exc), code=HOST_EXIT)
     except StorageError as exc:
         _fail(str(exc), code=STORAGE_EXIT)
@@ -293,7 +292,7 @@ def run(
         _fail(f"interrupted: {_stored(cfg)}; run the same command again to resume", code=130)
     # A void match is played again, up to MAX_ATTEMPTS tries: said only when it happened.
     again = f" ({summary.retries} replays of void matches)" if summary.retries else ""
-    void = f"{summary.failed} void after {ladder.MAX_ATTEMPTS} tries, " if summary.failed else ""
+    void = f"{summary.failed} void after {loop.MAX_ATTEMPTS} tries, " if summary.failed else ""
     typer.echo(
         f"{cfg.name}: {summary.scheduled} matches scheduled, {summary.already} stored before, "
         f"{summary.played} played{again}, {void}{summary.faults} bot faults, "
@@ -330,7 +329,7 @@ def _blocked_message(cfg: LadderConfig, summary: ladder.RunSummary) -> str:
     suspects = summary.suspects()
     seated = f"; seated in every one of them: {', '.join(suspects)}" if suspects else ""
     return (
-        f"{len(summary.blocked)} matches voided {ladder.MAX_VOIDS} times by their own referee or "
+        f"{len(summary.blocked)} matches voided {loop.MAX_VOIDS} times by their own referee or "
         f"worker failing are no longer played (a bot may be crashing the referee to undo its "
         f"losses): {shown}{more}{seated}. Look into them, then `arena ladder forget {cfg.path} "
         "--match ID` to let one be played again, or `--bot NAME` to drop a bot's matches"
@@ -376,9 +375,8 @@ def h2h(path: FileArg, fmt: FormatOpt = "table") -> None:
     """Head-to-head: how often the row bot finished ahead of the column bot when they met."""
     cfg = _config(path, fmt)
     with _reading(cfg) as store:
-        _, stored = ladder.records(cfg, store)
-    order = [s.bot for s in ladder_stats(stored, cfg.rating, cfg.bot_names)]
-    typer.echo(report.h2h_table(order, head_to_head(stored), fmt))
+        table = standings(cfg, store)
+    typer.echo(report.h2h_table(table.order, head_to_head(table.stored), fmt))
 
 
 @ladder_app.command()

@@ -7,6 +7,7 @@ ends with one line on stderr naming the problem and exit code 2; a voided match 
 from __future__ import annotations
 
 import json
+import secrets
 import sys
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -27,8 +28,8 @@ from arena.games.base import Game, OptionError
 from arena.match.bots import TRANSPORTS, BotCommandError, parse_bot, unique_names
 from arena.match.check_bot import DEFAULT_GAMES, CheckError, check_bot, render, with_transport
 from arena.match.faults import FaultPolicy
-from arena.match.referee import default_match_id, play_match
-from arena.match.replay import ReplayError, describe, log_lines, read, verify
+from arena.match.referee import new_match_id, play_match
+from arena.match.replay import ReplayError, describe, engine_of, log_lines, read, verify
 from arena.match.results import Limits, MatchResult
 from arena.sandbox import UNSANDBOXED, SandboxError
 from arena.sandbox import choose as choose_level
@@ -147,14 +148,20 @@ def play(
         list[str],
         typer.Option("--bot", metavar="CMD", help=f"{BOT_FORMS}; once per seat, in seat order."),
     ],
-    seed: Annotated[int, typer.Option(help="Seed of the deal.")] = 0,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Seed of the deal, for local testing: it is not secret (a bot that knows it "
+            "knows every card) [default: 128 random bits from the secrets module]."
+        ),
+    ] = None,
     option: Annotated[
         list[str] | None,
         typer.Option("--option", metavar="KEY=VALUE", help="Game option (repeatable)."),
     ] = None,
     replay: Annotated[
         Path | None,
-        typer.Option(help="Replay file to write [default: replays/GAME-SEED-MATCH.json]."),
+        typer.Option(help="Replay file to write [default: replays/GAME-MATCH.json]."),
     ] = None,
     move_ms: Annotated[int, typer.Option(help="Time per decision (ms).")] = Limits.move_ms,
     bank_ms: Annotated[int, typer.Option(help="Overage bank per seat (ms).")] = Limits.bank_ms,
@@ -203,12 +210,12 @@ def play(
     if level == "rlimits":
         typer.echo(f"arena: warning: {UNSANDBOXED}", err=True)
     limits = Limits(init_ms=init_ms, move_ms=move_ms, bank_ms=bank_ms)
-    match_id = default_match_id(game.id, seed, [s.name for s in specs], options)
-    path = replay or Path("replays") / f"{game.id}-{seed}-{match_id[:8]}.json"
+    match_id = new_match_id()
+    path = replay or Path("replays") / f"{game.id}-{match_id}.json"
     result = play_match(
         game,
         specs,
-        seed,
+        secrets.randbits(128) if seed is None else seed,
         options,
         limits,
         replay_path=path,
@@ -302,9 +309,15 @@ def replay_verify(path: ReplayArg) -> None:
     """Re-simulate the recorded answers and compare events and outcome.
 
     Exit status: 0 when identical; 1 when they differ (the first difference is named, its
-    decision numbered from 1 as in replay show); 2 when the file cannot be read.
+    decision numbered from 1 as in replay show); 2 when the file cannot be read, or its game
+    is not installed or in another version (which deals differently) than the replay's.
     """
-    verdict = verify(_load(path))
+    data = _load(path)
+    try:
+        engine_of(data)
+    except ReplayError as exc:
+        fail(f"{path}: cannot verify it here: {exc}")
+    verdict = verify(data)
     if not verdict.ok:
         fail(f"{path}: replay does not verify: {verdict.message}", code=1)
     typer.echo(f"{path}: ok ({verdict.message})")

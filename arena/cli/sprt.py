@@ -31,8 +31,8 @@ from arena.cli.ladder import (
     _executor,
     _fail,
 )
-from arena.ladder import run as ladder
 from arena.ladder import sprt
+from arena.ladder.loop import HostFailure
 from arena.ladder.stats import SprtSettings, SprtState
 from arena.ladder.store import StorageError, StoreError
 
@@ -148,7 +148,7 @@ def test_command(
             outcome = sprt.play_until_decided(cfg, a, b, settings, max_sets, executor, progress)
     except StoreError as exc:
         _fail(str(exc))
-    except ladder.HostFailure as exc:
+    except HostFailure as exc:
         _fail(str(exc), code=HOST_EXIT)
     except StorageError as exc:
         _fail(str(exc), code=STORAGE_EXIT)

@@ -14,7 +14,8 @@ referee drives it through this small surface, the same for every game:
 
 Rules every engine follows (they make games reproducible across processes):
 
-* all randomness comes from the state's own ``random.Random(seed)``;
+* all randomness comes from the state's own ``KeyedRandom(seed)`` (``arena/games/rng.py``: a
+  generator no outputs can be traced back from, so a deal is as secret as its seed);
 * options and deals are never built by iterating a ``set`` or a hash-ordered mapping of hashed keys;
 * the same seed and the same answers give the same game, event for event, in every process.
 
@@ -56,26 +57,6 @@ class PositionError(ValueError):
 
 
 POSITION_KEYS = ("game", "version", "players", "options")  # every position's envelope
-
-
-def rng_state(rng: random.Random) -> list[int]:
-    """A ``random.Random``'s whole state as a JSON-able list (624 words and the index)."""
-    return list(rng.getstate()[1])
-
-
-def rng_from(words: Any, where: str = "rng") -> random.Random:
-    """The generator :func:`rng_state` described, checked: 625 integers, words of 32 bits."""
-    if (
-        not isinstance(words, list)
-        or len(words) != 625
-        or not all(isinstance(w, int) and not isinstance(w, bool) for w in words)
-        or not all(0 <= w < 1 << 32 for w in words[:624])
-        or not 0 <= words[624] <= 624
-    ):
-        raise PositionError(where, "must be the 625 integers written by rng_state")
-    rng = random.Random()
-    rng.setstate((3, tuple(words), None))
-    return rng
 
 
 class OptionError(ValueError):
@@ -261,7 +242,8 @@ class EventLog:
 
 
 class State(ABC):
-    """A game in progress. Subclasses hold plain data plus their own ``random.Random``.
+    """A game in progress. Subclasses hold plain data plus their own generator
+    (``rng.KeyedRandom``).
 
     Every event goes through ``self.log`` (an :class:`EventLog`), which serves
     ``events_since``, ``event_log`` and ``event_count``. A seat has at most one pending

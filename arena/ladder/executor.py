@@ -1,14 +1,16 @@
 """Runs matches concurrently: local worker processes, or a Dask distributed cluster.
 
 Both run the same top-level :func:`run_batch` on a list of plain dicts and get plain dicts
-back, so a job pickles the same way to a local process or to a remote worker. A job holds a
+back (``MatchJob`` and ``Returned`` of ``jobs.py``, typed on each side), so a job pickles the
+same way to a local process or to a remote worker. A job holds a
 batch of matches, played one after another by one worker (its kept bots reused across them).
 Handing a job over (pickling, the pool's queues, the runner's bookkeeping; on Dask a round of
 its scheduler) costs about 0.1 ms locally and a few ms on Dask (``bench/throughput.py``),
 against about 1 ms for a short match with reused bots, so :class:`Dispatcher` packs short
 matches into batches of about ``BATCH_MS`` of the referee's work and hands out a long match
 alone. Results never depend on the batching: each match has its own seed and lane, and is
-yielded and stored on its own.
+yielded and stored on its own. Rotations of one deal that must not be played at the same time
+(an author's bot is seated: see ``loop.py``) are never in two jobs at once.
 
 Whatever fails outside the referee's own guard (an import error, a worker that died, a lost
 connection) comes back as a ``void`` result: never a bot's fault, so the runner retries it and
@@ -48,12 +50,10 @@ from typing import Any
 
 from arena import sandbox
 from arena.games import load_game
-from arena.match.bots import BotSpec
-from arena.match.faults import FaultPolicy
+from arena.ladder.jobs import MatchJob, Returned
 from arena.match.pool import BotPool
 from arena.match.referee import play_match
-from arena.match.results import Limits, VoidKind, is_host_void
-from arena.sandbox import SandboxLimits
+from arena.match.results import VoidKind
 
 _PR_SET_PDEATHSIG = 1
 STOP_GRACE_S = 5.0
@@ -65,52 +65,43 @@ class ExecutorError(RuntimeError):
     """The executor could not start (for example, no Dask scheduler at that address)."""
 
 
-def run_match(job: dict[str, Any]) -> dict[str, Any]:
-    """Play one match described by ``job`` (see ``ladder.match_job``); a MatchResult dict."""
-    try:
-        bots = [
-            BotSpec(
-                b["name"],
-                tuple(b["command"]),
-                Path(b["cwd"]),
-                b["transport"],
-                SandboxLimits(**b["limits"]) if b["limits"] else None,
-                b["reuse"],
-            )
-            for b in job["bots"]
-        ]
-        replay = Path(job["replay"]) if job["replay"] else None
-        result = play_match(
-            load_game(job["game"]),
-            bots,
-            job["seed"],
-            job["options"],
-            Limits(**job["limits"]),
-            replay_path=replay,
-            match_id=job["match_id"],
-            policy=FaultPolicy(**job["policy"]),
-            sandbox_limits=SandboxLimits(**job["sandbox_limits"]),
-            sandbox_level=job["sandbox"],
-            pool=kept_bots() if any(b.reuse for b in bots) else None,
-            lane=job["lane"],
-        ).as_dict()
-    except sandbox.HostError as exc:  # this machine failed, outside the referee's guard
-        result = {"void": VoidKind.HOST.reason(str(exc))}
-    except Exception as exc:  # outside the referee's guard: the worker's fault, not a bot's
-        result = {"void": VoidKind.WORKER.reason(f"{type(exc).__name__}: {exc}")}
-    result["worker"] = f"{socket.gethostname()}:{os.getpid()}"
-    return result
-
-
 def run_batch(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Play ``jobs`` one after another in this worker; a result per match played. Stops after a
-    ``host:`` void: this machine cannot start bots, so the rest would only fail the same way."""
+    """Play ``jobs`` (each ``MatchJob.as_dict()``) one after another in this worker; a
+    ``Returned.as_dict()`` per match played. Stops after a ``host:`` void: this machine cannot
+    start bots, so the rest would only fail the same way."""
     results = []
-    for job in jobs:
-        results.append(run_match(job))
-        if is_host_void(results[-1].get("void")):
+    for data in jobs:
+        returned = run_match(data)
+        results.append(returned.as_dict())
+        if returned.host_void:
             break
     return results
+
+
+def run_match(data: dict[str, Any]) -> Returned:
+    """Play the match ``data`` describes (``MatchJob.as_dict()``)."""
+    try:
+        job = MatchJob.from_dict(data)
+        result = play_match(
+            load_game(job.game),
+            list(job.bots),
+            job.seed,
+            job.options,
+            job.limits,
+            replay_path=job.replay,
+            match_id=job.match_id,
+            policy=job.policy,
+            sandbox_limits=job.sandbox_limits,
+            sandbox_level=job.sandbox,
+            pool=kept_bots() if any(b.reuse for b in job.bots) else None,
+            lane=job.lane,
+        ).as_dict()
+    except sandbox.HostError as exc:  # this machine failed, outside the referee's guard
+        return Returned(None, VoidKind.HOST.reason(str(exc)))
+    except Exception as exc:  # outside the referee's guard: the worker's fault, not a bot's
+        return Returned(None, VoidKind.WORKER.reason(f"{type(exc).__name__}: {exc}"))
+    result["worker"] = f"{socket.gethostname()}:{os.getpid()}"
+    return Returned.from_dict(result)
 
 
 @functools.cache
@@ -122,10 +113,10 @@ def kept_bots() -> BotPool:
     return pool
 
 
-def _voids(count: int, exc: BaseException, worker_died: bool = False) -> list[dict[str, Any]]:
+def _voids(count: int, exc: BaseException, worker_died: bool = False) -> list[Returned]:
     """A void result for each of the ``count`` matches of a job that failed as a whole."""
-    void = {"void": VoidKind.EXECUTOR.reason(f"{type(exc).__name__}: {exc}"), "worker": "?"}
-    return [void | {"worker_died": True} if worker_died else dict(void) for _ in range(count)]
+    void = VoidKind.EXECUTOR.reason(f"{type(exc).__name__}: {exc}")
+    return [Returned(None, void, worker_died) for _ in range(count)]
 
 
 class Executor(ABC):
@@ -134,7 +125,7 @@ class Executor(ABC):
     slots: int
 
     @abstractmethod
-    def submit(self, jobs: list[dict[str, Any]]) -> Any:
+    def submit(self, jobs: list[MatchJob]) -> Any:
         """Start a job playing ``jobs`` one after another (:func:`run_batch`); a future."""
 
     @abstractmethod
@@ -142,7 +133,7 @@ class Executor(ABC):
         """Block until at least one future is done; the done ones."""
 
     @abstractmethod
-    def outcome(self, future: Any) -> list[dict[str, Any]]:
+    def outcome(self, future: Any) -> list[Returned]:
         """The results of a done future in its jobs' order (fewer after a ``host:`` void), or a
         void one for each of its matches if the job itself failed."""
 
@@ -217,22 +208,23 @@ class LocalExecutor(Executor):
             pool.shutdown(wait=False, cancel_futures=True)
             self.pool = self._pool()
 
-    def submit(self, jobs: list[dict[str, Any]]) -> Any:
+    def submit(self, jobs: list[MatchJob]) -> Any:
+        plain = [job.as_dict() for job in jobs]
         try:
-            future = self.pool.submit(run_batch, jobs)
+            future = self.pool.submit(run_batch, plain)
         except cf.process.BrokenProcessPool:  # a worker just died; nothing of this job ran
             self._renew(self.pool)
-            future = self.pool.submit(run_batch, jobs)
+            future = self.pool.submit(run_batch, plain)
         self.origin[future] = (self.pool, len(jobs))
         return future
 
     def wait(self, futures: list[Any]) -> list[Any]:
         return list(cf.wait(futures, return_when=cf.FIRST_COMPLETED).done)
 
-    def outcome(self, future: Any) -> list[dict[str, Any]]:
+    def outcome(self, future: Any) -> list[Returned]:
         pool, count = self.origin.pop(future)
         try:
-            return future.result()
+            return [Returned.from_dict(r) for r in future.result()]
         except cf.process.BrokenProcessPool as exc:
             self._renew(pool)
             return _voids(count, exc, worker_died=True)
@@ -281,8 +273,8 @@ class DaskExecutor(Executor):
         self.slots = 2 * max(1, sum(self.client.nthreads().values()))
         self.sizes: dict[Any, int] = {}
 
-    def submit(self, jobs: list[dict[str, Any]]) -> Any:
-        future = self.client.submit(run_batch, jobs, pure=False)
+    def submit(self, jobs: list[MatchJob]) -> Any:
+        future = self.client.submit(run_batch, [job.as_dict() for job in jobs], pure=False)
         self.sizes[future] = len(jobs)
         return future
 
@@ -291,10 +283,10 @@ class DaskExecutor(Executor):
 
         return list(wait(futures, return_when="FIRST_COMPLETED").done)
 
-    def outcome(self, future: Any) -> list[dict[str, Any]]:
+    def outcome(self, future: Any) -> list[Returned]:
         count = self.sizes.pop(future)
         try:
-            return future.result()
+            return [Returned.from_dict(r) for r in future.result()]
         except Exception as exc:  # which of its matches did it is not known
             return _voids(count, exc, worker_died=True)
         finally:
@@ -306,24 +298,39 @@ class DaskExecutor(Executor):
 
 @dataclass
 class Job:
-    """A match to run, how many times it has been tried, and whether it must run alone."""
+    """A match to run, how many times it has been tried, whether it must run alone, and its
+    deal when no other rotation of it may be in flight at the same time."""
 
-    key: str
-    payload: dict[str, Any]
+    match: MatchJob
     attempt: int = 1
     solo: bool = False
+    deal: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.match.match_id
 
 
 class Dispatcher:
     """Keeps the executor's slots full and yields ``(job, result)`` as matches finish, in any
-    order, one per match however they were batched."""
+    order, one per match however they were batched.
 
-    def __init__(self, executor: Executor, jobs: Iterable[Job]) -> None:
+    Two matches of one ``deal`` are never in two batches in flight at once: they share the
+    cards, and seats in concurrent matches could pass them on. They may share one batch
+    (played one after another by one worker); otherwise the second waits and the matches
+    queued behind it go first.
+    """
+
+    def __init__(self, executor: Executor, jobs: Iterable[Job] = ()) -> None:
         self.executor = executor
         self.queue = deque(jobs)
         self.running: dict[Any, list[Job]] = {}
         self.match_ms: float | None = None  # the referee's recent time per match
         self.stopped = False
+
+    def add(self, job: Job) -> None:
+        """Run ``job`` after everything queued."""
+        self.queue.append(job)
 
     def again(self, job: Job, solo: bool = False) -> None:
         """Run ``job`` once more, before anything not yet started; alone if ``solo``."""
@@ -343,34 +350,37 @@ class Dispatcher:
             return 1
         return max(1, min(MOST_MATCHES, int(BATCH_MS / max(self.match_ms, 0.01))))
 
-    def _may_start(self) -> bool:
-        if not self.queue or len(self.running) >= self.executor.slots:
-            return False
-        alone = self.queue[0].solo or any(b[0].solo for b in self.running.values())
-        return not (alone and self.running)
-
     def _next_batch(self) -> list[Job]:
-        """A solo job alone; else the queued jobs up to the first solo one, at most a batch and
-        at most a fair share of the queue per slot, so no worker idles near the end."""
+        """The next job's matches, or none when nothing may start now. A solo job alone, with
+        nothing else in flight; else the queued jobs up to the first solo one whose deal is not
+        in flight, at most a batch and at most a fair share of the queue per slot, so no worker
+        idles near the end."""
+        if not self.queue or len(self.running) >= self.executor.slots:
+            return []
+        if any(batch[0].solo for batch in self.running.values()):
+            return []
         if self.queue[0].solo:
-            return [self.queue.popleft()]
+            return [] if self.running else [self.queue.popleft()]
+        busy = {job.deal for batch in self.running.values() for job in batch}
         size = min(self.batch_size(), math.ceil(len(self.queue) / self.executor.slots))
-        batch = [self.queue.popleft()]
+        batch: list[Job] = []
+        waiting: list[Job] = []
         while self.queue and len(batch) < size and not self.queue[0].solo:
-            batch.append(self.queue.popleft())
+            job = self.queue.popleft()
+            (waiting if job.deal is not None and job.deal in busy else batch).append(job)
+        self.queue.extendleft(reversed(waiting))
         return batch
 
-    def _measure(self, results: list[dict[str, Any]]) -> None:
-        for result in results:
-            if not result.get("void") and "duration_ms" in result:
-                ms = float(result["duration_ms"])
+    def _measure(self, results: list[Returned]) -> None:
+        for returned in results:
+            if returned.result is not None and "duration_ms" in returned.result:
+                ms = float(returned.result["duration_ms"])
                 self.match_ms = ms if self.match_ms is None else 0.8 * self.match_ms + 0.2 * ms
 
-    def __iter__(self) -> Iterator[tuple[Job, dict[str, Any]]]:
+    def __iter__(self) -> Iterator[tuple[Job, Returned]]:
         while self.queue or self.running:
-            while self._may_start():
-                batch = self._next_batch()
-                self.running[self.executor.submit([j.payload for j in batch])] = batch
+            while batch := self._next_batch():
+                self.running[self.executor.submit([j.match for j in batch])] = batch
             for future in self.executor.wait(list(self.running)):
                 batch = self.running.pop(future)
                 results = self.executor.outcome(future)

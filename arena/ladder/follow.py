@@ -11,7 +11,12 @@ duplicate set.
 Everything the choice depends on is in the database, so a runner killed at any moment and
 started again first completes the set it was playing (its missing rotations, by the same
 match ids: nothing is played twice), then chooses exactly as it would have. The set id of a
-table's k-th set is a digest of the ladder seed, the configuration and (table, k).
+table's k-th set is a digest of the ladder seed, the configuration and (table, k). Stopped, it
+hands out nothing more and the matches in flight finish; the next run completes their set.
+
+Voids follow the ladder loop's rules (``loop.py``), as in any run: a match whose own voids
+reach ``MAX_VOIDS`` is not played again, and its set is passed over (that table's next set
+comes in its place), so a bot that keeps killing its referee cannot hold the ladder up.
 
 **Crash policy**, per registry version and per ladder: a version with ``MAX_FAULTS`` faulted
 seats, or faults in more than ``MAX_FAULT_SHARE`` of at least ``MIN_GAMES`` games, is
@@ -30,32 +35,72 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 
-from arena.ladder import database
-from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
-from arena.ladder.executor import Dispatcher, Executor, Job
+from arena.ladder.config import LadderConfig, LadderConfigError
+from arena.ladder.loop import MAX_VOIDS, Abandoned, LadderSchedule, register
 from arena.ladder.matchmaking import next_table
 from arena.ladder.ratings import MatchRecord, rate
-from arena.ladder.run import (
-    MAX_ATTEMPTS,
-    HostFailure,
-    Progress,
-    check_host,
-    check_replays,
-    match_job,
-    register,
-    rerate,
-    void_blame,
-)
 from arena.ladder.schedule import MatchSpec, digest, duplicate_set
-from arena.ladder.store import Store, storage_error
-from arena.match.results import OK, is_host_void
+from arena.ladder.store import Store
+from arena.match.results import OK
 from arena.registry.store import Registry
 
 MAX_FAULTS = 10
 MAX_FAULT_SHARE = 0.5
 MIN_GAMES = 6
+
+
+class Following(LadderSchedule):
+    """A following ladder's schedule: one duplicate set at a time, for ever. Before each set it
+    reads the ladder again (``reload``), and while a bot has no active version left, or too few
+    bots are active, it waits (``poll_s``); after each set the crash policy is applied."""
+
+    def __init__(self, cfg: LadderConfig, reload: Callable[[], LadderConfig]) -> None:
+        super().__init__(cfg)
+        self.reload = reload
+        self.waiting = ""  # why the ladder cannot be read now, said once
+        self.left: set[str] = set()  # the matches of the set in play not settled yet
+        self.seated: set[str] = set()  # its bots
+
+    def next(self, store: Store, busy: bool) -> list[MatchSpec]:
+        if busy:
+            return []
+        try:
+            cfg = self.reload()
+        except LadderConfigError as exc:  # e.g. a bot with no active version left
+            if str(exc) != self.waiting:
+                print(f"arena: waiting: {exc}", file=sys.stderr, flush=True)
+            self.waiting = str(exc)
+            return []
+        self.cfg, self.waiting = cfg, ""
+        register(cfg, store)
+        specs = next_set(cfg, store)
+        self.left = {s.match_id for s in specs}
+        self.seated = {b for s in specs for b in s.bots}
+        return specs
+
+    def stored(self, store: Store, spec: MatchSpec) -> None:
+        self._settled(store, spec)
+
+    def abandoned(self, store: Store, gone: Abandoned) -> None:
+        self._settled(store, gone.spec)
+
+    def _settled(self, store: Store, spec: MatchSpec) -> None:
+        self.left.discard(spec.match_id)
+        if not self.left and self.seated:
+            apply_crash_policy(self.cfg, store, self.seated)
+            self.seated = set()
+
+    def idle(self) -> bool:
+        time.sleep(self.cfg.follow.poll_s if self.cfg.follow else 1.0)
+        return True
+
+    def records(self, store: Store) -> tuple[list[MatchSpec], list[MatchRecord]]:
+        return records(self.cfg, store)
+
+    def upcoming(self, store: Store | None) -> list[MatchSpec]:
+        """The set being played, else the next one."""
+        return next_set(self.cfg, store) if store is not None else []
 
 
 def records(cfg: LadderConfig, store: Store) -> tuple[list[MatchSpec], list[MatchRecord]]:
@@ -85,8 +130,10 @@ def records(cfg: LadderConfig, store: Store) -> tuple[list[MatchSpec], list[Matc
 
 def next_set(cfg: LadderConfig, store: Store) -> list[MatchSpec]:
     """The matches to play next: the rest of a set left incomplete, else the next table's
-    whole set; empty when fewer bots than seats are active."""
+    whole set; empty when fewer bots than seats are active. A set with a match no longer
+    played (its own voids reached ``MAX_VOIDS``) is passed over."""
     playing = {b.name for b in cfg.bots}
+    blocked = {k for k, n in store.match_voids().items() if n >= MAX_VOIDS}
     specs, stored = records(cfg, store)
     by_set: dict[str, list[MatchSpec]] = {}
     for spec in specs:
@@ -95,7 +142,9 @@ def next_set(cfg: LadderConfig, store: Store) -> list[MatchSpec]:
         if len(done) < cfg.seats and playing.issuperset(done[0].table):
             have = {s.match_id for s in done}
             whole = duplicate_set(set_id, done[0].table, done[0].round, 0)
-            return [s for s in whole if s.match_id not in have]
+            rest = [s for s in whole if s.match_id not in have]
+            if blocked.isdisjoint(s.match_id for s in rest):
+                return rest
     if len(playing) < cfg.seats:
         return []
     ratings, _ = rate(stored, cfg.rating, cfg.bot_names)
@@ -111,83 +160,12 @@ def next_set(cfg: LadderConfig, store: Store) -> list[MatchSpec]:
         table_sets,
     )
     k = table_sets[table]
-    set_id = digest("follow", cfg.seed, cfg.fingerprint(), "\x1e".join(table), k)[:16]
-    return duplicate_set(set_id, table, k, 0)
-
-
-def follow_ladder(
-    path: Path,
-    executor: Executor,
-    progress: Progress | None = None,
-    stop: Callable[[], bool] = lambda: False,
-    load: Callable[[], LadderConfig] | None = None,
-) -> int:
-    """Play sets of the following ladder in ``path`` until ``stop()``; the matches played.
-    ``load`` reads the ladder instead of the file (a competition server builds it).
-
-    Raises what ``run_ladder`` raises, and LadderConfigError when the file, read again before
-    a set, is no longer valid.
-    """
-    read = load or (lambda: load_ladder(path, check_bots=True))
-    cfg = read()
-    check_host(cfg)
-    check_replays(cfg.replays)
-    store = Store.create(cfg.database, cfg.game.id)
-    played = faults = 0
-    waiting = ""
-    try:
-        while not stop():
-            try:
-                cfg = read()
-            except LadderConfigError as exc:  # e.g. a bot with no active version left
-                if str(exc) != waiting:
-                    print(f"arena: waiting: {exc}", file=sys.stderr, flush=True)
-                waiting = str(exc)
-                time.sleep(cfg.follow.poll_s if cfg.follow else 1.0)
-                continue
-            waiting = ""
-            register(cfg, store)
-            specs = next_set(cfg, store)
-            if not specs:
-                time.sleep(cfg.follow.poll_s if cfg.follow else 1.0)
-                continue
-            played_now, faults_now = _play(cfg, executor, store, specs)
-            played += played_now
-            faults += faults_now
-            apply_crash_policy(cfg, store, {b for s in specs for b in s.bots})
-            rerate(cfg, store)
-            store.check_still_there()
-            if progress is not None:
-                progress(played, played, faults)
-    except database.Error as exc:
-        raise storage_error(cfg.database, exc) from None
-    finally:
-        store.close()
-    return played
-
-
-def _play(
-    cfg: LadderConfig, executor: Executor, store: Store, specs: list[MatchSpec]
-) -> tuple[int, int]:
-    """Play one set's matches (void ones retried); (stored, bot faults)."""
-    by_id = {s.match_id: s for s in specs}
-    jobs = [Job(s.match_id, match_job(cfg, s)) for s in specs]
-    dispatcher = Dispatcher(executor, jobs)
-    played = faults = 0
-    for job, result in dispatcher:
-        spec = by_id[job.key]
-        if result.get("void"):
-            blame = void_blame(result, job)
-            store.record_void(job.key, job.attempt, result["void"], spec.bots, blame)
-            if is_host_void(result["void"]):
-                raise HostFailure(f"the run stopped: {result['void']}")
-            if job.attempt < MAX_ATTEMPTS:
-                dispatcher.again(job, solo=True)
-            continue
-        store.record_match(spec, result, job.attempt)
-        played += 1
-        faults += sum(1 for s in result["seats"] if s["status"] != "ok")
-    return played, faults
+    while True:  # the table's first set neither stored nor passed over
+        set_id = digest("follow", cfg.seed, cfg.fingerprint(), "\x1e".join(table), k)[:16]
+        whole = duplicate_set(set_id, table, k, 0)
+        if set_id not in by_set and blocked.isdisjoint(s.match_id for s in whole):
+            return whole
+        k += 1
 
 
 def apply_crash_policy(cfg: LadderConfig, store: Store, seated: set[str]) -> None:

@@ -3,10 +3,14 @@
 Every match belongs to a **duplicate set**: one table (a combination of bots) and one deal
 seed, played once per cyclic rotation of the seats, so each bot of the table sits in each seat
 once with the same cards dealt. Identities never depend on the order or number of bots in the
-file: a table is known by its sorted bot names, and set ids, match ids and deal seeds are
+file: a table is known by its sorted bot names, and set ids, match ids and deal identities are
 sha256 digests of the ladder seed, the configuration fingerprint (game, seats, options), the
 table and the round. Adding a bot therefore leaves every existing match as it was, and a
 re-run plays only the tables involving the newcomer.
+
+All of that is public: a bot that knows the ladder file can compute it. The cards are not: the
+engine deals from :func:`engine_seed`, an HMAC of the deal identity under the ladder's secret
+key (``arena.ladder.deal_key``), so every rotation of a set still shares its deal.
 
 When a round would hold more tables than ``max_tables``, a balanced subset is drawn instead
 (see :func:`balanced_tables`): each round, from seeded shuffles of the bots, so every bot
@@ -16,6 +20,7 @@ plays as many tables as any other, give or take one.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,6 +46,14 @@ class MatchSpec:
 def digest(*parts: object) -> str:
     """A sha256 hex digest of ``parts``: every identity and seed of a schedule is one."""
     return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()
+
+
+def engine_seed(key: bytes, deal: int) -> int:
+    """The seed the engine deals ``deal`` (a set's public deal identity) from: 128 bits of
+    HMAC-SHA256 under the ladder's secret ``key``. Whoever lacks the key cannot tell it from
+    random, however much of the schedule they know."""
+    mac = hmac.new(key, f"arena deal\x1f{deal}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(mac[:16], "big")
 
 
 def balanced_tables(pool: Sequence[str], size: int, limit: int, salt: str) -> list[Table]:

@@ -8,9 +8,11 @@ complete sets in index order (:func:`arena.ladder.stats.sprt`) and stops at the 
 crossed, or when ``max_sets`` sets are complete.
 
 Results go to their own database beside the ladder's (``<db stem>.test.A.B.db``), through the
-same store, executor and retry rules as a ladder. A test killed at any moment resumes from the
-stored matches, and since the decision is a function of the sets in index order (sets played
-while it was being reached are ignored), a resumed test reaches the same decision.
+same store, executor and ladder loop as a ladder (``loop.py``): the test is a schedule whose
+stopping rule is the SPRT. A test killed at any moment resumes from the stored matches, and
+since the decision is a function of the sets in index order (sets played while it was being
+reached are ignored), a resumed test reaches the same decision. A match the test needs that
+stays void after its tries stops it (``Stopped``).
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.ladder import database as db
-from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig
-from arena.ladder.executor import Dispatcher, Executor, Job
+from arena.ladder.executor import Executor
+from arena.ladder.loop import Abandoned, Schedule, check_host, check_replays, play
 from arena.ladder.ratings import set_relative_scores
 from arena.ladder.schedule import MatchSpec, digest, duplicate_set
 from arena.ladder.stats import SprtSettings, SprtState, sprt
@@ -76,20 +78,69 @@ def differences(stored: dict[str, dict[str, float]], ids: list[str], a: str, b: 
     return values
 
 
-class _Test:
-    """The state of one run: the schedule so far, what is stored, the SPRT over it."""
+class SequentialTest(Schedule):
+    """The sets of A against B in index order, handed out a few ahead of the complete ones;
+    its stopping rule is the SPRT over the complete sets (or ``max_sets`` of them)."""
 
-    def __init__(self, cfg: LadderConfig, a: str, b: str, settings: SprtSettings, max_sets: int):
-        self.cfg, self.a, self.b, self.settings = cfg, a, b, settings
+    def __init__(
+        self,
+        cfg: LadderConfig,
+        a: str,
+        b: str,
+        settings: SprtSettings,
+        max_sets: int,
+        slots: int,
+        progress: Progress | None = None,
+    ) -> None:
+        super().__init__(cfg)
+        self.a, self.b, self.settings, self.progress = a, b, settings, progress
         self.sets = [set_matches(cfg, a, b, i) for i in range(max_sets)]
         self.ids = [s[0].set_id for s in self.sets]
         self.positions = {m.match_id: m.position for s in self.sets for m in s}
+        self.ahead = math.ceil(slots / cfg.seats) + 1  # every slot busy, and one set more
+        self.queued = 0  # sets handed out so far
+        self.state = sprt([], settings)
+        self.complete = 0  # sets complete from index 0 without a gap
+        self.stuck = ""  # why the test cannot go on
 
-    def state(self, store: Store) -> tuple[SprtState, int]:
-        """The SPRT over the stored sets, and how many sets are complete."""
+    def measure(self, store: Store) -> None:
+        """The SPRT over the stored sets; told to ``progress``."""
         per_set = set_relative_scores(store.match_records(self.positions))
         values = differences(per_set, self.ids, self.a, self.b)
-        return sprt(values, self.settings), len(values)
+        self.state, self.complete = sprt(values, self.settings), len(values)
+        if self.progress is not None:
+            self.progress(self.state, self.complete)
+
+    def next(self, store: Store, busy: bool) -> list[MatchSpec]:
+        upto = min(len(self.sets), self.complete + self.ahead)
+        done = store.done_ids()
+        specs = [m for s in self.sets[self.queued : upto] for m in s if m.match_id not in done]
+        self.queued = max(self.queued, upto)
+        return specs
+
+    def stored(self, store: Store, spec: MatchSpec) -> None:
+        self.measure(store)
+
+    def abandoned(self, store: Store, gone: Abandoned) -> None:
+        spec = gone.spec
+        match = f"match {spec.match_id} (set {spec.round}: {', '.join(spec.bots)})"
+        if gone.blocked:
+            self.stuck = (
+                f"{match} voided {gone.voids} times by its own referee or worker failing and is "
+                "not played again (a bot may be crashing the referee to undo a loss); look into "
+                f"it, then delete {store.path} to start the test afresh"
+            )
+        else:
+            self.stuck = (
+                f"{match} is still void after {gone.tries} tries: {gone.last}; run the same "
+                "command again to retry it"
+            )
+
+    def decided(self) -> bool:
+        return self.state.decision is not None or self.complete >= len(self.sets)
+
+    def finished(self) -> bool:
+        return self.decided() or bool(self.stuck)
 
 
 def play_until_decided(
@@ -106,78 +157,20 @@ def play_until_decided(
     Raises what :func:`arena.ladder.run.run_ladder` raises before and while playing, and
     Stopped when a match of the sets the test needs stays void.
     """
-    ladder.check_host(cfg)
-    ladder.check_replays(cfg.replays)
-    test = _Test(cfg, a, b, settings, max_sets)
+    check_host(cfg)
+    check_replays(cfg.replays)
+    test = SequentialTest(cfg, a, b, settings, max_sets, executor.slots, progress)
     path = database(cfg, a, b)
     store = Store.create(path, cfg.game.id)
     try:
-        return _play(test, store, executor, progress)
+        store.register_bots(cfg.bots)
+        test.measure(store)
+        before = test.complete
+        play(test, executor, store)
     except db.Error as exc:
         raise storage_error(path, exc) from None
     finally:
         store.close()
-
-
-def _play(test: _Test, store: Store, executor: Executor, progress: Progress | None) -> Outcome:
-    """Hand out the sets the test may need next, store what finishes, stop at the decision."""
-    cfg, max_sets = test.cfg, len(test.sets)
-    store.register_bots(cfg.bots)
-    state, before = test.state(store)
-    complete = before
-    if progress is not None:
-        progress(state, complete)
-    done = store.done_ids()
-    blocked = {k: n for k, n in store.match_voids().items() if n >= ladder.MAX_VOIDS}
-    # enough sets in flight to keep every slot busy, and one more
-    ahead = math.ceil(executor.slots / cfg.seats) + 1
-    queued = 0  # sets handed out so far (their matches not stored yet)
-    dispatcher = Dispatcher(executor, [])
-
-    def hand_out(upto: int) -> None:
-        nonlocal queued
-        for spec in (m for s in test.sets[queued:upto] for m in s):
-            if spec.match_id in blocked:
-                raise Stopped(
-                    f"match {spec.match_id} (set {spec.round}: {', '.join(spec.bots)}) voided "
-                    f"{blocked[spec.match_id]} times by its own referee or worker failing and "
-                    "is not played again (a bot may be crashing the referee to undo a loss); "
-                    f"look into it, then delete {store.path} to start the test afresh"
-                )
-            if spec.match_id not in done:
-                dispatcher.queue.append(Job(spec.match_id, ladder.match_job(cfg, spec)))
-        queued = max(queued, upto)
-
-    if state.decision is None and complete < max_sets:
-        hand_out(min(max_sets, complete + ahead))
-    specs = {m.match_id: m for s in test.sets for m in s}
-    for job, result in dispatcher:
-        if result.get("void"):
-            _void(store, dispatcher, job, result, specs[job.key])
-            continue
-        store.record_match(specs[job.key], result, job.attempt)
-        store.check_still_there()
-        done.add(job.key)
-        state, complete = test.state(store)
-        if progress is not None:
-            progress(state, complete)
-        if state.decision is not None or complete >= max_sets:
-            dispatcher.stop()
-        else:
-            hand_out(min(max_sets, complete + ahead))
-    return Outcome(state, before, complete, max_sets)
-
-
-def _void(store: Store, dispatcher: Dispatcher, job: Job, result: dict, spec: MatchSpec) -> None:
-    """Record a void attempt and retry it, as a ladder run does; stop when it stays void."""
-    blame = ladder.void_blame(result, job)
-    store.record_void(job.key, job.attempt, result["void"], spec.bots, blame)
-    if blame == "host":
-        raise ladder.HostFailure(f"the test stopped: {result['void']}; nothing was stored for it")
-    voids = store.match_voids().get(job.key, 0)
-    if job.attempt >= ladder.MAX_ATTEMPTS or voids >= ladder.MAX_VOIDS:
-        raise Stopped(
-            f"match {job.key} (set {spec.round}: {', '.join(spec.bots)}) is still void after "
-            f"{job.attempt} tries: {result['void']}; run the same command again to retry it"
-        )
-    dispatcher.again(job, solo=True)
+    if not test.decided():
+        raise Stopped(test.stuck)
+    return Outcome(test.state, before, test.complete, max_sets)

@@ -23,6 +23,7 @@ import os
 import shlex
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -58,13 +59,20 @@ SEAT_COLUMNS_V2 = (
 )
 
 # Void columns added later (in place, whatever the schema): the bots seated, and whose failure
-# it was: "host" (this machine), "shared" (a worker died with several matches in flight, so it
-# is not known which caused it) or "match" (this match alone: it counts towards MAX_VOIDS).
+# it was (a ``Blame``).
 VOID_COLUMNS = (
     ("seats", "TEXT NOT NULL DEFAULT '[]'"),
     ("blame", "TEXT NOT NULL DEFAULT 'match'"),
 )
-BLAMES = ("host", "shared", "match")
+
+
+class Blame(StrEnum):
+    """Whose failure a void was (the ``blame`` column of ``voids``)."""
+
+    HOST = "host"  # this machine could not start a bot: the run stops, no bot is blamed
+    SHARED = "shared"  # a worker died with several matches in flight: which one is not known
+    MATCH = "match"  # this match alone (it ran alone, or its referee failed): towards MAX_VOIDS
+
 
 # Bot columns added later (in place): what its command runs, file by file (path -> digest,
 # JSON), so a program edited in place is not pooled with its stored results; '' = not known.
@@ -424,20 +432,20 @@ class Store:
             )
 
     def record_void(
-        self, match_id: str, attempt: int, reason: str, seats: Sequence[str], blame: str
+        self, match_id: str, attempt: int, reason: str, seats: Sequence[str], blame: Blame
     ) -> None:
-        """One void attempt, with the bots seated and whose failure it was (``BLAMES``)."""
-        row = (match_id, attempt, reason, time.time(), json.dumps(list(seats)), blame)
+        """One void attempt, with the bots seated and whose failure it was."""
+        row = (match_id, attempt, reason, time.time(), json.dumps(list(seats)), blame.value)
         with self.transaction():
             self.conn.execute("INSERT INTO voids VALUES (?, ?, ?, ?, ?, ?)", row)
 
     def match_voids(self) -> dict[str, int]:
         """Per match id not stored, how many void attempts were its own (blame ``match``)."""
         query = (
-            "SELECT match_id, COUNT(*) FROM voids WHERE blame = 'match' "
+            "SELECT match_id, COUNT(*) FROM voids WHERE blame = ? "
             "AND match_id NOT IN (SELECT id FROM matches) GROUP BY match_id"
         )
-        return dict(self.conn.execute(query).fetchall())
+        return dict(self.conn.execute(query, (Blame.MATCH.value,)).fetchall())
 
     def last_void(self, match_id: str) -> str:
         query = "SELECT reason FROM voids WHERE match_id = ? ORDER BY at DESC LIMIT 1"
@@ -512,6 +520,22 @@ class Store:
             "SELECT match_id, status, detail, log_tail FROM results WHERE bot = ? ORDER BY match_id"
         )
         return [dict(r) for r in self.conn.execute(query, (bot,))]
+
+    def stored_mark(self) -> tuple[Any, ...]:
+        """How many matches are stored and when the last one finished: a match stored or
+        forgotten changes it. One cheap query in standard SQL (the store may be another engine)."""
+        return tuple(self.conn.execute("SELECT COUNT(*), MAX(finished_at) FROM matches").fetchone())
+
+    def replay_path(self, match_id: str) -> Path | None:
+        """Where a stored match's replay was written; None for no such match, or no replay."""
+        query = "SELECT replay_path FROM matches WHERE id = ?"
+        row = self.conn.execute(query, (match_id,)).fetchone()
+        return Path(row[0]) if row is not None and row[0] else None
+
+    def ratings(self) -> dict[str, Rating]:
+        """The ratings written by the last rerating, by bot."""
+        rows = self.conn.execute("SELECT bot, mu, sigma FROM ratings ORDER BY bot")
+        return {r["bot"]: Rating(r["mu"], r["sigma"]) for r in rows}
 
     def stored_order(self) -> list[str]:
         """Every stored match id in the order the matches were stored."""

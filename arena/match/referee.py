@@ -39,7 +39,6 @@ caused it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import secrets
@@ -52,6 +51,7 @@ import zmq
 
 from arena import sandbox
 from arena.games.base import Decision, Game, State, competition_ranks
+from arena.games.rng import KeyedRandom
 from arena.match import replay
 from arena.match.bots import BotSpec
 from arena.match.channels import EXCERPT_CHARS, Frame, Inbound, excerpt, printable
@@ -69,10 +69,10 @@ GAME_OVER_S = 0.5  # how long bots may take to leave after game_over before they
 Answer = tuple[int, str, float]  # choice, by (bot, auto, substitute), thinking ms
 
 
-def default_match_id(game: str, seed: int, names: Sequence[str], options: Mapping[str, Any]) -> str:
-    """A stable id, so the same match played twice has the same id and replay header."""
-    key = json.dumps([game, seed, list(names), dict(sorted(options.items()))], default=str)
-    return hashlib.sha256(key.encode()).hexdigest()[:16]
+def new_match_id() -> str:
+    """A fresh random id for a match that was not given one. Never derived from the seed: a bot
+    sees the id, and a digest of a guessable seed would tell it which seed deals its cards."""
+    return secrets.token_hex(8)
 
 
 class _Seat:
@@ -81,7 +81,7 @@ class _Seat:
     def __init__(self, index: int, spec: BotSpec, limits: Limits, rng: random.Random) -> None:
         self.index = index
         self.spec = spec
-        self.rng = rng  # substitute choices
+        self.rng = rng  # substitute choices: the others see them, so never an MT of the seed
         self.conn: Connection | None = None
         self.clock = SeatClock(limits)
         self.ledger = Ledger()
@@ -125,8 +125,7 @@ class Referee:
         self.position = position  # a full position to start from (Game.load) instead of a deal
         self.options = game.resolve_options(options, len(self.bots))
         self.limits = limits or Limits()
-        names = [b.name for b in self.bots]
-        self.match_id = match_id or default_match_id(game.id, seed, names, self.options)
+        self.match_id = match_id or new_match_id()
         self.ask_forced = ask_forced
         self.rulings = Rulings(policy or FaultPolicy(), self.limits)
         self.pool = pool  # keeps reusable bots' processes between matches
@@ -139,7 +138,7 @@ class Referee:
         self.poller = zmq.Poller()
         self.seating: Seating | None = None
         self.seats = [
-            _Seat(i, spec, self.limits, random.Random(f"{seed}/substitute/{i}"))
+            _Seat(i, spec, self.limits, KeyedRandom(f"{seed}/substitute/{i}"))
             for i, spec in enumerate(self.bots)
         ]
 

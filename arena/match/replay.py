@@ -193,9 +193,12 @@ def engine_of(data: Mapping[str, Any]) -> Game:
         game = load_game(data["game"].get("id", ""))
     except LookupError as exc:
         raise ReplayError(str(exc)) from None
-    if data["game"].get("version") != game.version:
+    made = data["game"].get("version")
+    if made != game.version:
         raise ReplayError(
-            f"replay is of {game.id} {data['game'].get('version')}, engine is {game.version}"
+            f"made by {game.id} {made}, and this Arena's {game.id} is {game.version}, which "
+            "deals and plays differently: the replay cannot be re-simulated here (which says "
+            f"nothing against it); verify it with an Arena whose {game.id} is {made}"
         )
     return game
 

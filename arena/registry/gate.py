@@ -6,22 +6,31 @@ Every version passes the same gate, in this order, and its outcome is stored wit
    same content as an existing version of the bot is that version, nothing new is made;
 2. the manifest's ``build`` runs once, in the sandbox bots play in (no network, the bot's CPU,
    memory and process limits, ``BUILD_TIMEOUT_S`` of wall clock), with write access to its own
-   folder only; its whole log is kept, and a failure rejects the version with the log's tail;
+   folder only; its log is kept (its head and tail, ``REPORT_BYTES``), and a failure rejects
+   the version with the log's first error line as its reason (a compiler's first error is the
+   one that matters; the rest often follow from it);
 3. the built version plays the ``check-bot`` matches of every game it names; any protocol
    problem rejects it with the validator's report;
 4. otherwise it is ``active``, and the folder is sealed read-only.
 
-A failure of this machine (no sandbox, a cgroup or uid that cannot be made) is not the bot's:
-the version stays where it was, and submitting the same folder again runs its gate again.
+``arena bot submit`` runs the steps in its own process (:func:`run_gate`); a competition
+server runs each in a process of its gate queue (``arena/web/gates.py``), one step at a time.
+Whoever runs a step holds the version's ``working`` lock.
+
+A failure of this machine (no sandbox, a cgroup or uid that cannot be made, bots that cannot be
+started) is not the bot's: the version is ``waiting`` with the host's reason, and
+``arena bot recheck`` (or submitting the same folder again) runs its gate again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 import select
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -29,10 +38,9 @@ from arena.games import available_games, load_game
 from arena.match.bots import BotSpec
 from arena.match.check_bot import check_bot, render, verdict
 from arena.match.results import is_host_void
-from arena.paths import PathError
 from arena.registry.content import MAX_BYTES, MAX_FILES, seal, snapshot, unseal
 from arena.registry.manifest import Manifest, pick
-from arena.registry.store import Registry, Version
+from arena.registry.store import REPORT_BYTES, UNFINISHED, Registry, Version
 from arena.sandbox import (
     BotPathError,
     HostError,
@@ -40,14 +48,16 @@ from arena.sandbox import (
     SandboxLimits,
     bot_environment,
     check_command,
-    clean_output,
     launch,
 )
 
 BUILD_TIMEOUT_S = 600.0
 BUILD_LIMITS = SandboxLimits(memory_mb=2048, cpu_s=600, cpus=1, file_mb=256, tmp_mb=512)
-LOG_TAIL_LINES = 30
 CHECK_GAMES = 3  # check-bot matches per game: the bot sits in each of 3 seats once
+REASON_CHARS = 300
+# A compiler's or build tool's error line: gcc/clang/javac/rustc/tsc ("error", "fatal error"),
+# Python's exceptions (NameError, SyntaxError), npm ("ERR!"); never -Werror in a command line.
+ERROR_LINE = re.compile(r"(?i:\b(?:error|fatal)\b)|\b[A-Z]\w*Error\b|\bERR!")
 
 
 class GateHostError(RuntimeError):
@@ -76,9 +86,27 @@ def submit(
     claim: Callable[[str], None] | None = None,
     runtime_paths: tuple[str, ...] = (),
 ) -> Submitted:
-    """Store ``folder`` as a new version (or find it stored) and run its gate; ``claim``: see
-    :meth:`Registry.add`; its build and checks are shown ``runtime_paths`` beside the system's
-    runtime (the competition's)."""
+    """Store ``folder`` as a new version (or find it stored) and run its gate here; a stored
+    version whose gate did not finish (or could not run on this machine) runs it again.
+    ``claim``: see :meth:`Registry.add`; the build and checks are shown ``runtime_paths``
+    beside the system's runtime (the competition's)."""
+    done = store(registry, folder, name, max_bytes, max_files, claim=claim)
+    if not done.new and done.version.status not in (*UNFINISHED, "waiting"):
+        return done
+    return Submitted(run_gate(registry, done.version.ref, check_games, runtime_paths), done.new)
+
+
+def store(
+    registry: Registry,
+    folder: Path,
+    name: str | None = None,
+    max_bytes: int = MAX_BYTES,
+    max_files: int = MAX_FILES,
+    status: str = "building",
+    claim: Callable[[str], None] | None = None,
+) -> Submitted:
+    """Copy and hash ``folder`` into the registry as a new version in ``status`` (or find the
+    version with the same content); no gate is run. ``claim``: see :meth:`Registry.add`."""
     folder = folder.resolve()
     manifest = pick(folder, name)
     bot = name or manifest.name
@@ -92,7 +120,7 @@ def submit(
             known = registry.with_hash(bot, digest)
             if known is None:
                 number = registry.add(
-                    bot, digest, manifest, folder, len(shot.entries), shot.size, claim=claim
+                    bot, digest, manifest, folder, len(shot.entries), shot.size, status, claim
                 )
                 target = registry.folder(bot, number)
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -102,11 +130,9 @@ def submit(
             if staging.exists():
                 unseal(staging)
                 shutil.rmtree(staging)
-    if known is not None and known.status not in ("building", "validating"):
+    if known is not None:
         return Submitted(known, new=False)
-    ref = known.ref if known is not None else f"{bot}@{number}"
-    gate = run_gate(registry, ref, check_games, runtime_paths)
-    return Submitted(gate, new=known is None)
+    return Submitted(registry.get(f"{bot}@{number}"), new=True)
 
 
 def run_gate(
@@ -115,30 +141,73 @@ def run_gate(
     check_games: int = CHECK_GAMES,
     runtime_paths: tuple[str, ...] = (),
 ) -> Version:
-    """Build and validate ``ref``; its final status. GateHostError for this machine's failures."""
-    limits = SandboxLimits(runtime_paths=runtime_paths)
+    """Build and validate ``ref`` in this process; its final status. GateHostError (the
+    version left ``waiting``) for this machine's failures."""
+    version = build_step(registry, ref, runtime_paths)
+    if version.status != "validating":
+        return version
+    return validate_step(registry, ref, check_games, runtime_paths)
+
+
+def build_step(registry: Registry, ref: str, runtime_paths: tuple[str, ...] = ()) -> Version:
+    """The build of ``ref`` (when its manifest has one): ``validating`` after it, or
+    ``rejected`` with the first error line of its log."""
     version = registry.set_status(ref, "building")
-    if version.manifest.build:
-        ok, log = build(registry, version, limits)
-        tail = "\n".join(log.splitlines()[-LOG_TAIL_LINES:])
-        if not ok:
-            return registry.set_status(ref, "rejected", tail, build_log=log)
-        version = registry.set_status(ref, "validating", build_log=log)
-    else:
-        version = registry.set_status(ref, "validating")
-    try:  # what the build made may lead out of the folder (a link to /): refused by name
+    if not version.manifest.build:
+        return registry.set_status(ref, "validating")
+    with _host_failure_waits(registry, ref):
+        log, how = build(registry, version, SandboxLimits(runtime_paths=runtime_paths))
+    if how:
+        reason = failure_reason(log, how)
+        log += f"\n[arena: the build {how}]"
+        return registry.set_status(ref, "rejected", reason, build_log=log)
+    return registry.set_status(ref, "validating", build_log=log)
+
+
+def validate_step(
+    registry: Registry,
+    ref: str,
+    check_games: int = CHECK_GAMES,
+    runtime_paths: tuple[str, ...] = (),
+) -> Version:
+    """The ``check-bot`` matches of ``ref``: ``active``, or ``rejected`` with their verdicts
+    (or with the path its ``run`` names outside its folder, such as a link the build made)."""
+    version = registry.set_status(ref, "validating")
+    try:
         check_command(spec_of(version).argv(), version.folder, runtime_paths)
     except BotPathError as exc:
         return registry.set_status(ref, "rejected", f"run: {exc}")
-    failed, report = validate(version, check_games, limits)
+    with _host_failure_waits(registry, ref):
+        failed, report = validate(version, check_games, SandboxLimits(runtime_paths=runtime_paths))
     if failed:
         return registry.set_status(ref, "rejected", failed, validation=report)
     return registry.set_status(ref, "active", validation=report)
 
 
-def build(registry: Registry, version: Version, limits: SandboxLimits) -> tuple[bool, str]:
-    """Run the manifest's build in the sandbox with write access to the version's folder;
-    (succeeded, its log). The folder is sealed again whatever happened."""
+@contextlib.contextmanager
+def _host_failure_waits(registry: Registry, ref: str) -> Iterator[None]:
+    """A GateHostError leaves ``ref`` ``waiting`` with this machine's reason, then goes on up."""
+    try:
+        yield
+    except GateHostError as exc:
+        registry.set_status(ref, "waiting", str(exc))
+        raise
+
+
+def failure_reason(log: str, how: str) -> str:
+    """Why a build failed, in one line: how it ended and the log's first error line (else its
+    last line)."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    first = next((line for line in lines if ERROR_LINE.search(line)), lines[-1] if lines else "")
+    reason = f"the build {how}" + (f": {first}" if first else " (it printed nothing)")
+    return reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 3] + "..."
+
+
+def build(registry: Registry, version: Version, limits: SandboxLimits) -> tuple[str, str]:
+    """Run the manifest's build in the sandbox (shown ``limits.runtime_paths``) with write
+    access to the version's folder; (its log's head and tail, how it failed: "" when it did
+    not). The folder is sealed again whatever happened. The log is written outside every folder
+    a build may write, so it is read by its path."""
     log_path = registry.log_path(version.name, version.number)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     folder = registry.folder(version.name, version.number)  # resolved: inside the registry
@@ -160,17 +229,12 @@ def build(registry: Registry, version: Version, limits: SandboxLimits) -> tuple[
             proc.kill()
     finally:
         seal(folder)
-    try:  # never through a link, should the build have reached its log
-        with registry.open_log(version.name, version.number) as f:
-            log = clean_output(f.read().decode("utf-8", errors="replace"))
-    except PathError as exc:
-        log = f"[arena: the build's log was refused: {exc}]"
+    log = proc.log_tail(REPORT_BYTES)  # never the whole file: a build may print 256 MB
     if not ready or code is None:
-        return False, f"{log}\n[arena: the build ran over {BUILD_TIMEOUT_S:.0f} s and was killed]"
+        return log, f"ran over {BUILD_TIMEOUT_S:.0f} s and was killed"
     if code != 0:
-        how = f"signal {-code}" if code < 0 else f"exit status {code}"
-        return False, f"{log}\n[arena: the build failed with {how}]"
-    return True, log
+        return log, "failed with " + (f"signal {-code}" if code < 0 else f"exit status {code}")
+    return log, ""
 
 
 def validate(version: Version, games: int, limits: SandboxLimits) -> tuple[str, str]:

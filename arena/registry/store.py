@@ -2,15 +2,23 @@
 
 Layout (``docs`` in ``protocol/PROTOCOL.md``, "Submitting a bot")::
 
-    registry.db            one row per version: hash, status and its reasons, reports
+    registry.db            one row per version: hash, status and its reason; its reports
+                           (build log, validation report) in a table of their own
     registry.lock          held while a version number is chosen and its folder made
     bots/NAME/N/           the files of NAME@N, read-only: what is stored is what plays
-    logs/NAME/N/build.log  the build's whole output
+    logs/NAME/N/build.log  the build's output as it ran
 
-A version's status moves ``building`` -> ``validating`` -> ``active`` or ``rejected``; an
-active version may later be ``retired`` (by its author) or ``suspended`` (by the crash
-policy). Only active versions are entered into ladders. The row and the folder of a version
-are never changed after its gate, apart from its status.
+A version's status moves (``queued`` ->) ``building`` -> ``validating`` -> ``active`` or
+``rejected``; ``queued`` is a server's version waiting for its turn in the gate queue. A
+version whose gate this machine could not run (no sandbox, a build or check cut by the server
+stopping) is ``waiting``, with the host's reason: no bot is blamed, and ``arena bot recheck``
+runs its gate again. An active version may later be ``retired`` (by its author) or
+``suspended`` (by the crash policy). Only active versions are entered into ladders. The
+folder of a version is never changed after its gate.
+
+Pages list versions many times a second; the reports are read one version at a time, when
+asked for, and each is capped at ``REPORT_BYTES`` (its head and its tail), so no author's
+log can make a listing slow.
 """
 
 from __future__ import annotations
@@ -24,14 +32,25 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 from arena import names
 from arena.names import BadName, check_name, clash, clash_message
-from arena.paths import PathError, component, contained, open_beneath
+from arena.paths import PathError, component, contained
 from arena.registry.manifest import Manifest
 
-STATUSES = ("building", "validating", "active", "rejected", "retired", "suspended")
+STATUSES = (
+    "queued",
+    "building",
+    "validating",
+    "active",
+    "rejected",
+    "waiting",
+    "retired",
+    "suspended",
+)
+UNFINISHED = ("queued", "building", "validating")  # the gate has not said yet
+RECHECKABLE = ("waiting", "rejected")  # ``arena bot recheck`` runs their gate again
+REPORT_BYTES = 256 << 10  # of each report kept: its head and its tail around a cut marker
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS versions (
@@ -46,11 +65,16 @@ CREATE TABLE IF NOT EXISTS versions (
     bytes INTEGER NOT NULL,
     submitted_at REAL NOT NULL,
     updated_at REAL NOT NULL,
+    PRIMARY KEY (name, number)
+);
+CREATE INDEX IF NOT EXISTS versions_hash ON versions (name, hash);
+CREATE TABLE IF NOT EXISTS reports (
+    name TEXT NOT NULL,
+    number INTEGER NOT NULL,
     build_log TEXT NOT NULL DEFAULT '',
     validation TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (name, number)
 );
-CREATE INDEX IF NOT EXISTS versions_hash ON versions (name, hash);
 CREATE TABLE IF NOT EXISTS faults (
     ladder TEXT NOT NULL,
     match_id TEXT NOT NULL,
@@ -62,6 +86,9 @@ CREATE TABLE IF NOT EXISTS faults (
     PRIMARY KEY (ladder, match_id, bot)
 );
 """
+
+
+VERSION_COLUMNS = "name, number, hash, status, reason, manifest, source, files, bytes, submitted_at"
 
 
 class RegistryError(ValueError):
@@ -86,14 +113,33 @@ class Version:
     files: int
     bytes: int
     submitted_at: float
-    build_log: str
-    validation: str
     folder: Path
 
     @property
     def ref(self) -> str:
         """``alice@3``: the name its results are stored under in every ladder."""
         return f"{self.name}@{self.number}"
+
+
+@dataclass(frozen=True)
+class Reports:
+    """What a version's gate wrote: its build's log and its validation report (each capped)."""
+
+    build_log: str = ""
+    validation: str = ""
+
+
+def capped(text: str, limit: int = REPORT_BYTES) -> str:
+    """``text`` when it is at most ``limit`` UTF-8 bytes, else its head and its tail around a
+    ``[... N bytes cut ...]`` line: a compiler's first error comes first, a crash's last words
+    at the end."""
+    data = text.encode()
+    if len(data) <= limit:
+        return text
+    head = data[: limit // 4]
+    tail = data[len(data) - (limit - len(head)) :]
+    cut = len(data) - len(head) - len(tail)
+    return (head + f"\n[... {cut} bytes cut ...]\n".encode() + tail).decode(errors="replace")
 
 
 def parse_ref(text: str) -> tuple[str, int | None]:
@@ -115,8 +161,24 @@ class Registry:
             self.conn.row_factory = sqlite3.Row
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.executescript(SCHEMA)
+            self._move_reports_out()
         except (OSError, sqlite3.Error) as exc:
             raise RegistryError(f"{root}: cannot open the registry ({exc})") from None
+
+    def _move_reports_out(self) -> None:
+        """A registry made before reports had their own table keeps them in ``versions``:
+        moved (capped) to ``reports``, the old columns dropped, in one transaction."""
+        columns = {r["name"] for r in self.conn.execute("PRAGMA table_info(versions)")}
+        if "build_log" not in columns:
+            return
+        with self._transaction():
+            rows = self.conn.execute("SELECT name, number, build_log, validation FROM versions")
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO reports VALUES (?, ?, ?, ?)",
+                [(r[0], r[1], capped(r[2]), capped(r[3])) for r in rows],
+            )
+            self.conn.execute("ALTER TABLE versions DROP COLUMN build_log")
+            self.conn.execute("ALTER TABLE versions DROP COLUMN validation")
 
     def close(self) -> None:
         self.conn.close()
@@ -145,11 +207,6 @@ class Registry:
         """``logs/NAME/N/build.log``: outside every folder a build or a bot may write."""
         return self._path("logs", name, str(number), "build.log")
 
-    def open_log(self, name: str, number: int) -> BinaryIO:
-        """The build log of ``name@number`` for reading, no link followed (PathError)."""
-        path = self.log_path(name, number)
-        return open_beneath(self.root, path.relative_to(self.root).as_posix())
-
     def _path(self, *parts: str, resolve: bool = True) -> Path:
         """``root/part/...``, each part one plain component, and (when ``resolve``) checked to
         stay inside the root once resolved."""
@@ -160,16 +217,40 @@ class Registry:
         except PathError as exc:
             raise RegistryError(f"{self.root}: a registry path refused: {exc}") from None
 
+    @contextlib.contextmanager
+    def working(self, version: Version) -> Iterator[bool]:
+        """Held by whoever runs ``version``'s gate (a lock on its folder, released when that
+        process dies, even by SIGKILL); yields False when another process holds it."""
+        fd = os.open(version.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            yield True
+        finally:
+            os.close(fd)
+
     # -- reading -------------------------------------------------------------------------------
 
-    def versions(self, name: str | None = None) -> list[Version]:
-        """Every version (of ``name``), by name then number."""
-        if name is None:
-            rows = self.conn.execute("SELECT * FROM versions ORDER BY name, number")
-        else:
-            query = "SELECT * FROM versions WHERE name = ? ORDER BY number"
-            rows = self.conn.execute(query, (name,))
+    def versions(self, name: str | None = None, status: str | None = None) -> list[Version]:
+        """Every version (of ``name``, in ``status``), by name then number; no reports."""
+        where = [f"{column} = ?" for column, v in (("name", name), ("status", status)) if v]
+        query = (
+            f"SELECT {VERSION_COLUMNS} FROM versions"
+            + (f" WHERE {' AND '.join(where)}" if where else "")
+            + " ORDER BY name, number"
+        )
+        rows = self.conn.execute(query, tuple(v for v in (name, status) if v))
         return [self._version(r) for r in rows]
+
+    def reports(self, ref: str) -> Reports:
+        """The build log and validation report of one version (empty before its gate)."""
+        version = self.get(ref)
+        query = "SELECT build_log, validation FROM reports WHERE name = ? AND number = ?"
+        row = self.conn.execute(query, (version.name, version.number)).fetchone()
+        return Reports(row[0], row[1]) if row else Reports()
 
     def get(self, ref: str) -> Version:
         """``alice@3``, or the latest version of ``alice`` whatever its status."""
@@ -205,7 +286,10 @@ class Registry:
         return live[-1]
 
     def with_hash(self, name: str, digest: str) -> Version | None:
-        query = "SELECT * FROM versions WHERE name = ? AND hash = ? ORDER BY number LIMIT 1"
+        query = (
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE name = ? AND hash = ? "
+            "ORDER BY number LIMIT 1"
+        )
         row = self.conn.execute(query, (name, digest)).fetchone()
         return self._version(row) if row else None
 
@@ -221,8 +305,6 @@ class Registry:
             row["files"],
             row["bytes"],
             row["submitted_at"],
-            row["build_log"],
-            row["validation"],
             # Not resolved here (every page lists versions): ``folder`` checks it where a
             # version is made.
             self._path("bots", row["name"], str(row["number"]), resolve=False),
@@ -238,12 +320,13 @@ class Registry:
         source: Path,
         files: int,
         size: int,
+        status: str = "building",
         claim: Callable[[str], None] | None = None,
     ) -> int:
-        """A new version in ``building`` state; its number. Call under :meth:`locked`.
-        ``claim(name)`` is called just before the row is written and may refuse it (the
-        server makes the name its author's there: a name is claimed when a version of it is
-        stored, never by an upload refused before)."""
+        """A new version in ``status`` (``building``, or ``queued`` for a server's gate queue);
+        its number. Call under :meth:`locked`. ``claim(name)`` is called just before the row is
+        written and may refuse it (the server makes the name its author's there: a name is
+        claimed when a version of it is stored, never by an upload refused before)."""
         try:
             check_name(name)
         except BadName as exc:
@@ -262,9 +345,9 @@ class Registry:
             number = row[0] + 1
             self.conn.execute(
                 "INSERT INTO versions (name, number, hash, status, manifest, source, files, "
-                "bytes, submitted_at, updated_at) VALUES (?, ?, ?, 'building', ?, ?, ?, ?, ?, ?)",
-                (name, number, digest, json.dumps(manifest.as_dict()), str(source), files, size,
-                 now, now),
+                "bytes, submitted_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (name, number, digest, status, json.dumps(manifest.as_dict()), str(source),
+                 files, size, now, now),
             )  # fmt: skip
         return number
 
@@ -277,21 +360,38 @@ class Registry:
         build_log: str | None = None,
         validation: str | None = None,
     ) -> Version:
-        """Move a version to ``status`` with its reason (and reports, when given)."""
+        """Move a version to ``status`` with its reason (and reports, when given, capped)."""
         assert status in STATUSES
         version = self.get(ref)
-        sets = ["status = ?", "reason = ?", "updated_at = ?"]
-        values: list[object] = [status, reason, time.time()]
-        for column, value in (("build_log", build_log), ("validation", validation)):
-            if value is not None:
-                sets.append(f"{column} = ?")
-                values.append(value)
+        key = (version.name, version.number)
         with self._transaction():
             self.conn.execute(
-                f"UPDATE versions SET {', '.join(sets)} WHERE name = ? AND number = ?",
-                (*values, version.name, version.number),
+                "UPDATE versions SET status = ?, reason = ?, updated_at = ? "
+                "WHERE name = ? AND number = ?",
+                (status, reason, time.time(), *key),
             )
+            self.conn.execute("INSERT OR IGNORE INTO reports (name, number) VALUES (?, ?)", key)
+            for column, value in (("build_log", build_log), ("validation", validation)):
+                if value is not None:
+                    self.conn.execute(
+                        f"UPDATE reports SET {column} = ? WHERE name = ? AND number = ?",
+                        (capped(value), *key),
+                    )
         return self.get(version.ref)
+
+    def move(self, ref: str, before: tuple[str, ...], status: str, reason: str = "") -> bool:
+        """Move a version to ``status`` only if it is in one of ``before`` now (one statement:
+        two processes asking at once cannot both move it); whether it moved."""
+        assert status in STATUSES
+        version = self.get(ref)
+        marks = ", ".join("?" * len(before))
+        with self._transaction():
+            moved = self.conn.execute(
+                "UPDATE versions SET status = ?, reason = ?, updated_at = ? "
+                f"WHERE name = ? AND number = ? AND status IN ({marks})",
+                (status, reason, time.time(), version.name, version.number, *before),
+            ).rowcount
+        return moved == 1
 
     def suspend(self, ref: str, reason: str, ladder: str, faults: list[dict[str, str]]) -> None:
         """Suspend ``ref`` with ``reason``, keeping the faults that did it (match id, status,

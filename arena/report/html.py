@@ -3,6 +3,10 @@
 It opens offline from the file system: no CDN, no network, no JavaScript library; plots are
 inline SVG (:mod:`arena.report.plots`), the stylesheet is inlined, and everything a bot or an author
 can write (names, statuses, details, stderr) is escaped by Jinja2's autoescaping.
+
+The report of a following ladder, which is played while its report is read, shows whole
+duplicate sets only (``arena/ladder/published.py``): a rotation's replay deals the cards of
+the rotations still to play.
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from arena.ladder import database, run
+from arena.ladder import database
 from arena.ladder.config import LadderConfig
-from arena.ladder.ratings import head_to_head, ladder_stats, rate, seat_effects
+from arena.ladder.ratings import head_to_head, seat_effects
+from arena.ladder.standings import standings
 from arena.ladder.store import Store
 from arena.match.replay import ReplayError
 from arena.registry.store import Registry, RegistryError, Version, parse_ref
@@ -62,18 +67,15 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
     """
     store = Store.read(cfg.database, cfg.game.id)
     try:
-        schedule, stored = run.records(cfg, store)
+        table = standings(cfg, store, public=cfg.follow is not None)
         rows = store.match_rows()
     finally:
         store.close()
-    bots = list(cfg.bot_names)
-    stats = ladder_stats(stored, cfg.rating, bots)
-    _, history = rate(stored, cfg.rating, bots)
+    schedule, stored, stats, order = table.schedule, table.stored, table.stats, table.order
     if viewers is None:
         viewers = write_viewers([r.match_id for r in stored], rows, out)
     matches = _match_rows(stored, rows, viewers)
     effects = [e for e in seat_effects(stored) if e.relative.ci is not None]
-    order = [s.bot for s in stats]
     pairs = head_to_head(stored)
     versions = _versions(cfg, order)
     page = {
@@ -93,7 +95,7 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
             root="",
             effects=effects,
             faults=_faults(matches),
-            history_svg=plots.rating_history(history, order),
+            history_svg=plots.rating_history(table.history, order),
             h2h_svg=plots.head_to_head(order, pairs) if len(order) > 1 else "",
             seats_svg=plots.seat_effects(
                 [e.seat for e in effects],

@@ -290,10 +290,22 @@ def _script(text: str, where: str) -> str:
     return text
 
 
+def inline_parts(game: Game) -> tuple[list[str], list[str]]:
+    """The scripts and the stylesheets a viewer page of ``game`` inlines, in order: always the
+    same texts (a server's Content-Security-Policy allows exactly these, by hash)."""
+    scripts = [
+        _script(_read("kit.js"), "kit.js"),
+        "window.ArenaRenderers = {};",
+        _script(renderer(game), f"{game.id} {RENDERER}"),
+        _script(_read("player.js"), "player.js"),
+    ]
+    return scripts, [_read("player.css")]
+
+
 def page(data: Mapping[str, Any], seat: int | None = None) -> str:
     """The viewer page of a replay (see the module docstring)."""
     viewer = collect(data, seat)
-    game = load_game(viewer["game"]["id"])
+    scripts, styles = inline_parts(load_game(viewer["game"]["id"]))
     # JSON inside <script>: every "<" escaped, so no "</script>" or "<!--" in a bot's name or
     # words can end the element.
     payload = json.dumps(viewer, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
@@ -305,15 +317,12 @@ def page(data: Mapping[str, Any], seat: int | None = None) -> str:
             '<html lang="en"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             f"<title>{title}</title>",
-            f"<style>{_read('player.css')}</style>",
+            *(f"<style>{style}</style>" for style in styles),
             "</head><body>",
             f"<h1>{title}</h1>",
             '<div id="viewer"></div>',
             f'<script type="application/json" id="replay-data">{payload}</script>',
-            f"<script>{_script(_read('kit.js'), 'kit.js')}</script>",
-            "<script>window.ArenaRenderers = {};</script>",
-            f"<script>{_script(renderer(game), f'{game.id} {RENDERER}')}</script>",
-            f"<script>{_script(_read('player.js'), 'player.js')}</script>",
+            *(f"<script>{script}</script>" for script in scripts),
             "</body></html>",
             "",
         ]

@@ -31,7 +31,8 @@ class SandboxLimits:
         object.__setattr__(self, "runtime_paths", tuple(self.runtime_paths))
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain data, the same after a trip through JSON."""
+        return asdict(self) | {"runtime_paths": list(self.runtime_paths)}
 
     def merged(self, overrides: Mapping[str, Any]) -> SandboxLimits:
         """A copy with ``overrides`` applied; ValueError names an unknown key or a bad value."""

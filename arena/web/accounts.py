@@ -111,6 +111,12 @@ class Accounts:
         return found
 
     @_serialized
+    def owner(self, bot: str) -> str | None:
+        """The author of ``bot``, or None while no version of it is stored."""
+        row = self.conn.execute("SELECT author FROM owners WHERE bot = ?", (bot,)).fetchone()
+        return row[0] if row else None
+
+    @_serialized
     def check_claim(self, bot: str, author: str) -> None:
         """AccountError unless ``author`` may store a version of ``bot``: it is theirs or
         nobody's, and not too close to another bot's name. Claims nothing."""

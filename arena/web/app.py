@@ -3,41 +3,50 @@
 Authors (``Authorization: Bearer TOKEN``):
 
 * ``POST /api/bots``: the body is a bot archive (tar.gz or zip, with ``arena-bot.toml``); it is
-  unpacked safely (``archive.py``) into a temporary folder and submitted to the registry, so the
-  build and the validation gate run; the answer is the version, its status and its reports.
-  Refused before anything is stored: a bad token (401), more than ``uploads_per_hour`` attempts
-  in the last hour (429, ``Retry-After``), a body over ``upload_mb`` (413), an unsafe archive
-  or manifest (400), a bot name of another author or of a house bot, or too close to one
-  (403). The name becomes the author's when a version of it is stored, not before.
-* ``GET /api/bots/mine``: the author's versions with their build and validation reports,
-  their matches with their own seats' stderr tails and incidents (never another seat's), and
-  their ratings after each match.
+  unpacked safely (``archive.py``) into a folder of the registry's and stored as a ``queued``
+  version, and the answer comes at once: the version, its status and how many gate steps are
+  ahead of it. Its build and validation run later, in the gate queue (``gates.py``), never in
+  the threads that serve pages. Refused before anything is stored: a bad token (401), more
+  than ``uploads_per_hour`` attempts in the last hour (429, ``Retry-After``), as many versions
+  in the gate queue as ``gates_per_author`` (429), a body over ``upload_mb`` (413) or slower
+  than ``upload_timeout_s`` (408), an unsafe archive (400), a bot name of another author or of
+  a house bot, or too close to one (403). The name becomes the author's when a version of it
+  is stored, not before. The same content as a ``waiting`` version queues that version again.
+* ``GET /api/bots/NAME@N``: one of the author's versions with its build log and validation
+  report (capped), polled by ``arena bot submit --server`` until the gate has spoken.
+* ``POST /api/bots/NAME@N/recheck``: run the gate of one of the author's ``waiting`` or
+  ``rejected`` versions again (counted as an upload).
+* ``GET /api/bots/mine``: the author's versions (without their reports), their matches with
+  their own seats' stderr tails and incidents (never another seat's), and their ratings after
+  each match.
 
 Everyone: ``/`` the standings (computed once per change of the ladder's bots or its stored
 matches, see ``StandingsCache``), ``/bots/NAME`` a bot's page, ``/queue`` (waiting, running,
 done today), ``/matches/ID`` the replay viewer and
 ``/matches/ID/replay.json`` the replay, ``/api/changes`` a version of what the standings, bot
-and queue pages show, which those pages poll to refresh themselves while open. Only stored
-matches, so finished ones, are shown; their viewer shows every seat's cards (the game is over),
-and strips what only a bot's author may read: stderr tails, incidents and warnings. Every page
-is Jinja2 with autoescaping on. Every path and query parameter is checked before it is used
-(a bot name or ``NAME@N``, a match id, a seat number): a bad one is a 400 or 404 with one
-sentence, never an error of the server.
+and queue pages show, which those pages poll to refresh themselves while open. Only matches
+whose whole duplicate set is stored are shown, anywhere (``arena/ladder/published.py``): the
+rotations of a set share its deal, so one shown while another is still to be played would deal
+its cards to the bots about to play it. Their viewer shows every seat's cards (the game is
+over), and strips what only a bot's author may read: stderr tails, incidents and warnings, and
+every bot's command (only its name is public). Every page is Jinja2 with autoescaping on, and
+every answer carries the security headers of ``http.py``. Every path and query parameter is
+checked before it is used (a bot name or ``NAME@N``, a match id, a seat number): a bad one is a
+400 or 404 with one sentence, never an error of the server.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import hashlib
 import json
 import re
-import tempfile
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -45,29 +54,35 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
+from arena.games import load_game
 from arena.ladder.config import LadderConfig, LadderConfigError
-from arena.ladder.follow import next_set
-from arena.ladder.ratings import ladder_stats, rate
-from arena.ladder.run import records, schedule_of
+from arena.ladder.published import is_published, published_ids
+from arena.ladder.run import schedule_for
+from arena.ladder.standings import standings
 from arena.ladder.store import NoDatabase, Store
 from arena.match.replay import ReplayError, read
 from arena.names import RULE, clash, clash_message, is_name, is_ref, shown
 from arena.paths import is_inside
 from arena.registry.content import ContentError
-from arena.registry.gate import GateHostError, submit
+from arena.registry.gate import store
 from arena.registry.manifest import ManifestError, pick
-from arena.registry.store import Registry, RegistryError, Version
+from arena.registry.store import RECHECKABLE, Registry, RegistryError, Version, parse_ref
 from arena.report import plots
 from arena.report.tables import place_labels
+from arena.report.viewer import inline_parts
 from arena.report.viewer import page as viewer_page
 from arena.web.accounts import AccountError, Accounts
 from arena.web.archive import ArchiveError, unpack
 from arena.web.competition import Competition
+from arena.web.gates import Busy, GateQueue, remove, upload_folder
+from arena.web.http import Site, csp, security_headers
 from arena.web.runner import Runner
 
 PRIVATE_SEAT_FIELDS = ("log_tail", "incidents", "warnings")
+PUBLIC_PLAYER_FIELDS = ("seat", "name")  # a bot's command (arguments, paths) is not public
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,80}")
 SEAT = re.compile(r"[0-9]{1,3}")  # ASCII digits only: ``²`` is a digit to str.isdigit()
 
@@ -94,6 +109,9 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
     runner = Runner(competition)
     server = competition.server
     cache = StandingsCache(competition)
+    gates = GateQueue(competition.registry, server.check_games, server.builders,
+                      server.gates_per_author, accounts.owner,
+                      competition.runtime_paths)  # fmt: skip
 
     def author_of(request: Request) -> str:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -102,8 +120,7 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
             raise Refused(401, "a valid author token is needed (Authorization: Bearer TOKEN)")
         return author
 
-    async def post_bot(request: Request) -> Response:
-        author = author_of(request)
+    def count_upload(author: str) -> None:
         wait = accounts.record_upload(author, server.uploads_per_hour)
         if wait:
             message = (
@@ -111,22 +128,56 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
                 f"try again in {wait:.0f} s"
             )
             raise Refused(429, message, {"Retry-After": str(int(wait) + 1)})
+
+    async def post_bot(request: Request) -> Response:
+        author = author_of(request)
+        try:
+            gates.check(author)  # refused before anything is read or counted
+        except Busy as exc:
+            raise Refused(429, str(exc), {"Retry-After": "60"}) from None
+        count_upload(author)
         limit = server.upload_mb << 20
         declared = request.headers.get("content-length", "")
         if re.fullmatch(r"[0-9]{1,18}", declared) and int(declared) > limit:
             raise Refused(413, f"the archive is over the {server.upload_mb} MiB upload limit")
         body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > limit:
-                raise Refused(413, f"the archive is over the {server.upload_mb} MiB upload limit")
+        try:
+            async with asyncio.timeout(server.upload_timeout_s):
+                async for chunk in request.stream():
+                    body += chunk
+                    if len(body) > limit:
+                        message = f"the archive is over the {server.upload_mb} MiB upload limit"
+                        raise Refused(413, message)
+        except TimeoutError:
+            message = f"the archive did not arrive whole in {server.upload_timeout_s} s"
+            raise Refused(408, message) from None
         name = request.query_params.get("name") or None
         if name is not None and not is_name(name):
             raise Refused(400, f"name {shown(name)}: expected {RULE}")
         version, new = await run_in_threadpool(
-            _submit, competition, accounts, author, bytes(body), name
+            _submit, competition, accounts, gates, author, bytes(body), name
         )
-        return JSONResponse({"new": new, **_version_json(version)}, status_code=201 if new else 200)
+        answer = {"new": new, **_version_json(version), "ahead": gates.ahead(version.ref)}
+        return JSONResponse(answer, status_code=201 if new else 200)
+
+    def own_version(request: Request) -> Response:
+        version = _own(competition, accounts, author_of(request), request.path_params["ref"])
+        with Registry(competition.registry) as registry:
+            reports = registry.reports(version.ref)
+        out = _version_json(version) | {"ahead": gates.ahead(version.ref)}
+        out |= {"build_log": reports.build_log, "validation": reports.validation}
+        return JSONResponse(out)
+
+    def recheck(request: Request) -> Response:
+        author = author_of(request)
+        version = _own(competition, accounts, author, request.path_params["ref"])
+        if version.status not in RECHECKABLE:
+            raise Refused(409, f"{version.ref} is {version.status}: only a waiting or rejected "
+                          "version's gate can run again")  # fmt: skip
+        count_upload(author)
+        version = _requeue(competition, gates, author, version)
+        return JSONResponse(_version_json(version) | {"ahead": gates.ahead(version.ref)},
+                            status_code=202)  # fmt: skip
 
     async def mine(request: Request) -> Response:
         author = author_of(request)
@@ -168,11 +219,11 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
     def queue(request: Request) -> Response:
         live = _live(competition, runner)
         return _html("queue.html", competition=competition, live=live,
-                     **_queue(competition, runner))  # fmt: skip
+                     **_queue(competition, runner, gates))  # fmt: skip
 
     def queue_json(request: Request) -> Response:
-        q = _queue(competition, runner)
-        keys = ("running", "waiting", "done_today", "status", "problem")
+        q = _queue(competition, runner, gates)
+        keys = ("running", "waiting", "done_today", "unpublished", "gates", "status", "problem")
         return JSONResponse({k: q[k] for k in keys})
 
     def match_page(request: Request) -> Response:
@@ -207,15 +258,21 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
             # one; a second server of the same competition stops here (the store's lock).
             Store.create(competition.database, str(competition.data["game"])).close()
             runner.start()
+        gates.start()  # after the store's lock: a second server never touches the registry
         yield
+        gates.stop()
         runner.stop()
 
-    app = Starlette(
+    scripts, styles = inline_parts(load_game(str(competition.data["game"])))
+    app = Site(
+        security_headers(csp(scripts, styles)),
         routes=[
             Route("/", standings),
             Route("/api/standings", standings_json),
             Route("/api/bots", post_bot, methods=["POST"]),
             Route("/api/bots/mine", mine),
+            Route("/api/bots/{ref}", own_version),
+            Route("/api/bots/{ref}/recheck", recheck, methods=["POST"]),
             Route("/api/queue", queue_json),
             Route("/api/changes", changes),
             Route("/bots/{name}", bot_page),
@@ -223,6 +280,7 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
             Route("/matches/{match_id}", match_page),
             Route("/matches/{match_id}/replay.json", replay_download),
             Route("/favicon.ico", _no_icon),
+            Mount("/static", StaticFiles(packages=[("arena.web", "static")])),
         ],
         exception_handlers={Refused: _refused},  # type: ignore[dict-item]
         lifespan=lifespan,
@@ -230,6 +288,7 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
     app.state.runner = runner
     app.state.accounts = accounts
     app.state.standings = cache
+    app.state.gates = gates
     return app
 
 
@@ -253,16 +312,23 @@ def _safe_id(match_id: str) -> str:
 
 
 def _submit(
-    competition: Competition, accounts: Accounts, author: str, blob: bytes, name: str | None
+    competition: Competition,
+    accounts: Accounts,
+    gates: GateQueue,
+    author: str,
+    blob: bytes,
+    name: str | None,
 ) -> tuple[Version, bool]:
-    """Unpack, check the name is the author's, submit through the registry's gate."""
+    """Unpack, check the name is the author's, store the version and queue its gate; (the
+    version, whether it is new). The same content as a ``waiting`` version queues it again."""
     server = competition.server
-    with tempfile.TemporaryDirectory(prefix="arena-upload-") as tmp:
+    tmp = upload_folder(competition.registry)
+    try:
         try:
-            folder = unpack(blob, Path(tmp), server.expanded_mb << 20, server.max_files)
+            folder = unpack(blob, tmp, server.expanded_mb << 20, server.max_files)
             manifest = pick(folder, name)
         except (ArchiveError, ManifestError) as exc:
-            raise Refused(400, _relative(str(exc), tmp)) from None
+            raise Refused(400, _relative(str(exc), str(tmp))) from None
         except OSError as exc:  # every name was checked: this machine's failure (a full disk)
             message = f"this server could not unpack the archive now ({exc.strerror})"
             raise Refused(503, message) from None
@@ -277,18 +343,56 @@ def _submit(
             raise Refused(403, f"{clash_message(name, house)} (a house bot of this competition)")
         try:
             accounts.check_claim(name, author)  # claimed only once a version is stored
-            with Registry(competition.registry) as registry:
-                done = submit(registry, folder, name, server.check_games,
-                              server.expanded_mb << 20, server.max_files,
-                              runtime_paths=competition.runtime_paths,
-                              claim=functools.partial(accounts.claim, author=author))  # fmt: skip
+            with gates.admission(author) as admit, Registry(competition.registry) as registry:
+                done = store(registry, folder, name, server.expanded_mb << 20,
+                             server.max_files, status="queued",
+                             claim=functools.partial(accounts.claim, author=author))  # fmt: skip
+                version = done.version
+                if done.new:
+                    admit(version.ref)
+                elif version.status == "waiting" and registry.move(
+                    version.ref, ("waiting",), "queued"
+                ):
+                    admit(version.ref)
+                    version = registry.get(version.ref)
         except AccountError as exc:
             raise Refused(403, str(exc)) from None
+        except Busy as exc:
+            raise Refused(429, str(exc), {"Retry-After": "60"}) from None
         except (ManifestError, ContentError, RegistryError) as exc:
-            raise Refused(400, _relative(str(exc), tmp)) from None
-        except GateHostError as exc:
-            raise Refused(503, f"this server could not build or check bots now: {exc}") from None
-    return done.version, done.new
+            raise Refused(400, _relative(str(exc), str(tmp))) from None
+    finally:
+        remove(tmp)
+    return version, done.new
+
+
+def _own(competition: Competition, accounts: Accounts, author: str, ref: str) -> Version:
+    """``ref`` (``NAME@N``) when it is one of ``author``'s versions; 404 otherwise (whether
+    another author's exists is not said)."""
+    missing = Refused(404, f"{ref!r}: not one of your versions (NAME@N)")
+    try:
+        name, number = parse_ref(ref)
+    except RegistryError:
+        raise missing from None
+    if number is None or accounts.owner(name) != author:
+        raise missing
+    try:
+        with Registry(competition.registry) as registry:
+            return registry.get(ref)
+    except RegistryError:
+        raise missing from None
+
+
+def _requeue(competition: Competition, gates: GateQueue, author: str, v: Version) -> Version:
+    """``v`` queued for its gate again (from ``waiting`` or ``rejected``)."""
+    try:
+        with gates.admission(author) as admit, Registry(competition.registry) as registry:
+            if not registry.move(v.ref, RECHECKABLE, "queued"):
+                raise Refused(409, f"{v.ref} changed meanwhile: it is {registry.get(v.ref).status}")
+            admit(v.ref)
+            return registry.get(v.ref)
+    except Busy as exc:
+        raise Refused(429, str(exc), {"Retry-After": "60"}) from None
 
 
 def _relative(message: str, tmp: str) -> str:
@@ -296,8 +400,8 @@ def _relative(message: str, tmp: str) -> str:
     return message.replace(f"{tmp}/", "").replace(tmp, "the archive")
 
 
-def _version_json(v: Version, reports: bool = True) -> dict[str, Any]:
-    out = {
+def _version_json(v: Version) -> dict[str, Any]:
+    return {
         "version": v.ref,
         "status": v.status,
         "reason": v.reason,
@@ -306,16 +410,13 @@ def _version_json(v: Version, reports: bool = True) -> dict[str, Any]:
         "bytes": v.bytes,
         "submitted_at": v.submitted_at,
     }
-    if reports:
-        out |= {"build_log": v.build_log, "validation": v.validation}
-    return out
 
 
 def _mine(
     competition: Competition, accounts: Accounts, author: str, cache: StandingsCache
 ) -> dict[str, Any]:
-    """The author's versions with their reports, their matches with their own seats' stderr
-    tails and incidents, and their versions' ratings after each match (over time)."""
+    """The author's versions, their published matches with their own seats' stderr tails and
+    incidents, and their versions' ratings after each match (over time)."""
     bots = accounts.bots_of(author)
     versions = [v for b in bots for v in _versions_of(competition, b)]
     own = {v.ref for v in versions}
@@ -323,8 +424,9 @@ def _mine(
     with _reading(competition) as store:
         if store is not None:
             rows = store.match_rows()
+            public = published_ids(store)
             ids = sorted({m for ref in sorted(own) for m in store.matches_of(ref)})
-            for match_id in ids:
+            for match_id in (i for i in ids if i in public):
                 seats = rows[match_id]["results"]
                 matches.append(
                     {
@@ -415,25 +517,20 @@ class StandingsCache:
 
 
 def _stored_mark(store: Store | None) -> tuple[Any, ...]:
-    """How many matches are stored and when the last one finished: a match stored or
-    forgotten changes it. One cheap query in standard SQL (the store may be another engine)."""
-    if store is None:
-        return ()
-    return tuple(store.conn.execute("SELECT COUNT(*), MAX(finished_at) FROM matches").fetchone())
+    """What changes when a match is stored or forgotten (``Store.stored_mark``)."""
+    return store.stored_mark() if store is not None else ()
 
 
 def _standings(cfg: LadderConfig | None, store: Store | None) -> dict[str, Any]:
     """The table, its places, the matches newest first and the rating history, with its plots."""
-    empty = {"stats": [], "places": [], "stored": 0, "matches": [], "history": [],
-             "history_svg": ""}  # fmt: skip
+    empty = {"stats": [], "places": [], "stored": 0, "unpublished": 0, "matches": [],
+             "history": [], "history_svg": ""}  # fmt: skip
     if cfg is None or store is None:
         return empty | {"history_svg_of": lambda _name: ""}
-    _, stored = records(cfg, store)
+    table = standings(cfg, store, public=True)
+    stored, stats, history, order = table.stored, table.stats, table.history, table.order
     rows = store.match_rows()
     bots = list(cfg.bot_names)
-    stats = ladder_stats(stored, cfg.rating, bots)
-    _, history = rate(stored, cfg.rating, bots)
-    order = [s.bot for s in stats]
     matches = [
         {
             "id": r.match_id,
@@ -449,28 +546,36 @@ def _standings(cfg: LadderConfig | None, store: Store | None) -> dict[str, Any]:
         "stats": stats,
         "places": place_labels(stats),
         "stored": len(stored),
+        "unpublished": table.hidden,
         "matches": matches,
         "history": history,
-        "history_svg": plots.rating_history(history, order) if stored else "",
+        "history_svg": _plot(history, order) if stored else "",
         # drawn on a bot page's first visit, kept for the next ones (the table's bots only)
         "history_svg_of": functools.lru_cache(maxsize=max(1, len(bots)))(
-            lambda name: plots.rating_history(history, [name]) if stored else ""
+            lambda name: _plot(history, [name]) if stored else ""
         ),
     }
 
 
-def _queue(competition: Competition, runner: Runner) -> dict[str, Any]:
+def _plot(history: list[Any], bots: list[str]) -> str:
+    """The rating plot for a page: matplotlib's one ``<style>`` element left out (the site's
+    stylesheet has its rule), as the pages' policy allows no inline style element."""
+    return _SVG_STYLE.sub("", plots.rating_history(history, bots))
+
+
+_SVG_STYLE = re.compile(r"<style[^>]*>.*?</style>", re.DOTALL)
+
+
+def _queue(competition: Competition, runner: Runner, gates: GateQueue) -> dict[str, Any]:
+    """The ladder's state, its matches running and waiting, those done today (published ones
+    only, with a count of the rest), and the gate queue's counts."""
     cfg = _ladder(competition)
     midnight = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
     with _reading(competition) as store:
-        done = store.done_ids() if store is not None else set()
-        done_today = store.matches_since(midnight) if store is not None else []
-        if cfg is not None and store is not None and cfg.follow is not None:
-            upcoming = next_set(cfg, store)  # the set being played, else the next one
-        elif cfg is not None:
-            upcoming = [s for s in schedule_of(cfg) if s.match_id not in done]
-        else:
-            upcoming = []
+        today = store.matches_since(midnight) if store is not None else []
+        public = published_ids(store) if store is not None else set()
+        done_today = [m for m in today if m in public]
+        upcoming = schedule_for(cfg).upcoming(store) if cfg is not None else []
     held = runner.running()
     running = [{"id": s.match_id, "bots": list(s.bots)} for s in upcoming if s.match_id in held]
     waiting = [{"id": s.match_id, "bots": list(s.bots)} for s in upcoming if s.match_id not in held]
@@ -479,6 +584,8 @@ def _queue(competition: Competition, runner: Runner) -> dict[str, Any]:
         "running": running,
         "waiting": waiting,
         "done_today": done_today,
+        "unpublished": len(today) - len(done_today),
+        "gates": gates.counts(),
         "status": state.status,
         "problem": state.problem,
         "progress": f"{state.done} of {state.scheduled}" if state.scheduled else "",
@@ -505,31 +612,26 @@ def _live(competition: Competition, runner: Runner) -> dict[str, str]:
 
 
 def _public_replay(competition: Competition, match_id: str) -> dict[str, Any] | None:
-    """A stored match's replay with what only its bots' authors may read removed; None for
-    an id that is not one, or a replay not in the competition's replay folder."""
+    """A published match's replay (its whole set stored) with what only its bots' authors
+    may read removed, and each bot's command; None for any other id, or a replay not in the
+    competition's replay folder."""
     replays = competition.replays
     if not MATCH_ID.fullmatch(match_id) or replays is None:
         return None
     with _reading(competition) as store:
-        if store is None:
+        if store is None or not is_published(store, match_id):
             return None
-        row = store.conn.execute(
-            "SELECT replay_path FROM matches WHERE id = ?", (match_id,)
-        ).fetchone()
-    if (
-        row is None
-        or not row[0]
-        or not is_inside(replays, Path(row[0]))
-        or not Path(row[0]).is_file()
-    ):
+        path = store.replay_path(match_id)
+    if path is None or not is_inside(replays, path) or not path.is_file():
         return None
     try:
-        data = read(Path(row[0]))
+        data = read(path)
     except (ReplayError, OSError):
         return None
     data["result"] = [
         {k: v for k, v in r.items() if k not in PRIVATE_SEAT_FIELDS} for r in data["result"]
     ]
+    data["players"] = [{k: p[k] for k in PUBLIC_PLAYER_FIELDS} for p in data["players"]]
     return data
 
 

@@ -1,5 +1,5 @@
-"""The command-line client of a competition server: pack a bot folder, upload it, read the answer;
-read the author's own bots, matches and ratings.
+"""The command-line client of a competition server: pack a bot folder, upload it, follow its
+gate until it has spoken; read the author's own bots, matches and ratings; ask for a recheck.
 
 The archive is a tar.gz of the folder as it is (the server keeps only what the manifest's
 ``files`` name, as a local submission does); version-control folders and Python caches are left
@@ -12,16 +12,20 @@ import http.client
 import io
 import json
 import tarfile
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from arena.registry.content import SKIPPED_DIRS, SKIPPED_SUFFIXES
+from arena.registry.store import UNFINISHED
 
-TIMEOUT_S = 900.0  # the server answers after the build and the validation gate
+TIMEOUT_S = 300.0  # to send the archive (the server answers once it is stored)
 READ_TIMEOUT_S = 60.0
+POLL_S = 1.0
 
 
 class ClientError(RuntimeError):
@@ -47,6 +51,41 @@ def upload(server: str, token: str, folder: Path, name: str | None = None) -> di
     holding several); the version as the server stored it."""
     query = "?" + urllib.parse.urlencode({"name": name}) if name else ""
     return _answer(server, "/api/bots" + query, token, "the upload", TIMEOUT_S, pack(folder))
+
+
+def version(server: str, token: str, ref: str) -> dict[str, Any]:
+    """One of the author's versions (``NAME@N``) with its build log and validation report."""
+    path = "/api/bots/" + urllib.parse.quote(ref, safe="@")
+    return _answer(server, path, token, "the request", READ_TIMEOUT_S)
+
+
+def recheck(server: str, token: str, ref: str) -> dict[str, Any]:
+    """Ask ``server`` to run the gate of one of the author's versions again."""
+    path = "/api/bots/" + urllib.parse.quote(ref, safe="@") + "/recheck"
+    return _answer(server, path, token, "the recheck", READ_TIMEOUT_S, b"")
+
+
+def follow(
+    server: str,
+    token: str,
+    answer: dict[str, Any],
+    timeout: float,
+    progress: Callable[[dict[str, Any]], None],
+) -> dict[str, Any]:
+    """Poll a version (an upload's or recheck's ``answer``) until its gate has spoken, calling
+    ``progress`` with each new state; the last answer (still unfinished after ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    seen = (answer["status"], answer.get("ahead"))
+    progress(answer)
+    while answer["status"] in UNFINISHED and time.monotonic() < deadline:
+        time.sleep(min(POLL_S, max(0.0, deadline - time.monotonic())))
+        answer = version(server, token, answer["version"])
+        if (answer["status"], answer.get("ahead")) != seen:
+            seen = (answer["status"], answer.get("ahead"))
+            progress(answer)
+    if answer["status"] not in UNFINISHED and "build_log" not in answer:
+        answer = version(server, token, answer["version"])  # with its reports
+    return answer
 
 
 def mine(server: str, token: str) -> dict[str, Any]:

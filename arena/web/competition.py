@@ -38,6 +38,12 @@ SERVER_KEYS = (
     "check_games",
     "poll_s",
     "cluster",
+    "builders",
+    "gates_per_author",
+    "upload_timeout_s",
+    "header_timeout_s",
+    "max_connections",
+    "connections_per_address",
 )
 
 
@@ -54,6 +60,12 @@ class ServerSettings:
     check_games: int = CHECK_GAMES  # check-bot matches per game in the validation gate
     poll_s: int = 5  # how often the runner looks for new versions when idle
     cluster: str | None = None  # a Dask scheduler's address: matches play there, not locally
+    builders: int = 1  # builds at a time in the gate queue (validations: one at a time)
+    gates_per_author: int = 2  # an author's versions queued or in the gate at once
+    upload_timeout_s: int = 120  # for an upload's body to arrive whole
+    header_timeout_s: int = 10  # for a request's head to arrive whole
+    max_connections: int = 1000  # open at once; past it, requests are answered 503
+    connections_per_address: int = 64  # open at once from one client address
 
 
 @dataclass(frozen=True)
@@ -163,4 +175,12 @@ def _server(table: TableReader, base: Path, stem: str, database: Location) -> Se
         check_games=table.integer("check_games", d.check_games, 1),
         poll_s=table.integer("poll_s", d.poll_s, 1),
         cluster=table.get("cluster", "a string"),
+        builders=table.integer("builders", d.builders, 1),
+        gates_per_author=table.integer("gates_per_author", d.gates_per_author, 1),
+        upload_timeout_s=table.integer("upload_timeout_s", d.upload_timeout_s, 1),
+        header_timeout_s=table.integer("header_timeout_s", d.header_timeout_s, 1),
+        max_connections=table.integer("max_connections", d.max_connections, 1),
+        connections_per_address=table.integer(
+            "connections_per_address", d.connections_per_address, 1
+        ),
     )

@@ -9,8 +9,9 @@ shutting down) hands out no more matches: those in flight finish and are stored,
 plays the rest. When nothing is left to play it waits for the next version. Local workers die
 with the server (``PR_SET_PDEATHSIG``), taking their bots along.
 
-A competition with a ``[follow]`` table runs ``follow_ladder`` instead, for ever: one duplicate
-set at a time, new versions placed first, a set cut by a kill completed on restart.
+A competition with a ``[follow]`` table is a following ladder: ``run_ladder`` plays it for
+ever, one duplicate set at a time, reading the competition again before each set (new versions
+placed first); a set cut by a kill or a stop is completed on restart.
 """
 
 from __future__ import annotations
@@ -22,12 +23,15 @@ from typing import Any
 
 from arena.ladder.config import LadderConfig, LadderConfigError
 from arena.ladder.executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
-from arena.ladder.follow import follow_ladder
-from arena.ladder.run import HostFailure, run_ladder
+from arena.ladder.jobs import MatchJob, Returned
+from arena.ladder.loop import HostFailure
+from arena.ladder.run import run_ladder
 from arena.ladder.store import StorageError, StoreError
 from arena.web.competition import Competition
 
 STOP_WAIT_S = 60.0
+# What stops the ladder until the next look (the problem is shown on the queue page).
+STOPPERS = (HostFailure, StorageError, StoreError, LadderConfigError, ExecutorError)
 
 
 @dataclass
@@ -56,8 +60,8 @@ class Runner:
         self.thread.start()
 
     def stop(self, wait_s: float = STOP_WAIT_S) -> None:
-        """Stop after the set in play (a following ladder), or after the matches in flight; a
-        wait over ``wait_s`` leaves them to the process's exit, which takes the workers along."""
+        """Stop after the matches in flight; a wait over ``wait_s`` leaves them to the
+        process's exit, which takes the workers along."""
         self.stopping.set()
         if self.thread.is_alive():
             self.thread.join(wait_s)
@@ -70,39 +74,25 @@ class Runner:
             except LadderConfigError as exc:  # a version retired meanwhile: look again soon
                 self._set("waiting", problem=str(exc))
                 cfg = None
-            if cfg is not None and cfg.follow is not None:
-                self._follow()
-            elif cfg is None:
+            if cfg is None:
                 self._set("waiting for bots", problem=self.state.problem)
-            elif cfg.bot_names != played:
+            elif cfg.bot_names != played:  # a following ladder: played until stopped
                 self._set("playing", bots=cfg.bot_names, done=0, scheduled=0)
                 try:
                     with self._executor() as executor:
-                        summary = run_ladder(cfg, executor, self._progress, self.stopping.is_set)
-                except (HostFailure, StorageError, StoreError, ExecutorError) as exc:
+                        stop = self.stopping.is_set
+                        summary = run_ladder(cfg, executor, self._progress, stop, self._load)
+                except STOPPERS as exc:
                     self._set("stopped", problem=str(exc))
                 else:
                     if self.stopping.is_set():  # maybe mid-schedule: a restart plays the rest
                         self._set("stopped")
                         break
                     played = cfg.bot_names
-                    self._set("idle", scheduled=summary.scheduled, done=summary.scheduled)
+                    total = summary.scheduled or 0
+                    self._set("idle", scheduled=total, done=total)
                     continue
             self.stopping.wait(self.competition.server.poll_s)
-
-    def _follow(self) -> None:
-        """Play the following ladder until stopped (it reads the registry before each set)."""
-        self._set("playing")
-        try:
-            with self._executor() as executor:
-                follow_ladder(
-                    self.competition.path,
-                    executor,
-                    stop=self.stopping.is_set,
-                    load=self._load,
-                )
-        except (HostFailure, StorageError, StoreError, LadderConfigError, ExecutorError) as exc:
-            self._set("stopped", problem=str(exc))
 
     def _executor(self) -> Executor:
         """The competition's Dask cluster when it names one, else local worker processes;
@@ -117,12 +107,15 @@ class Runner:
         return self.watched.running() if self.watched is not None else set()
 
     def _load(self) -> LadderConfig:
+        """The competition's ladder as it stands now (a following ladder reads it before each
+        set)."""
         cfg = self.competition.ladder(check_bots=True)
         assert cfg is not None  # a following ladder is never short of bots: it waits
         return cfg
 
-    def _progress(self, done: int, total: int, _faults: int) -> None:
-        self.state.done, self.state.scheduled = done, total
+    def _progress(self, done: int, total: int | None, _faults: int) -> None:
+        """A schedule with no end (a following ladder) shows no progress."""
+        self.state.done, self.state.scheduled = done, total or 0
 
     def _set(self, status: str, problem: str = "", **changes: object) -> None:
         self.state.status = status
@@ -146,16 +139,16 @@ class Watched(Executor):
         with self.lock:
             return {match_id for ids in self.held.values() for match_id in ids}
 
-    def submit(self, jobs: list[dict[str, Any]]) -> Any:
+    def submit(self, jobs: list[MatchJob]) -> Any:
         future = self.inner.submit(jobs)
         with self.lock:
-            self.held[future] = [job["match_id"] for job in jobs]
+            self.held[future] = [job.match_id for job in jobs]
         return future
 
     def wait(self, futures: list[Any]) -> list[Any]:
         return self.inner.wait(futures)
 
-    def outcome(self, future: Any) -> list[dict[str, Any]]:
+    def outcome(self, future: Any) -> list[Returned]:
         try:
             return self.inner.outcome(future)
         finally:

@@ -12,12 +12,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena.ladder.deal_key import key_path
 from arena.ladder.executor import Executor
+from arena.ladder.jobs import MatchJob, Returned
+from arena.ladder.store import Store
+from arena.match.faults import FaultPolicy
+from arena.match.results import Limits
+from arena.sandbox import SandboxLimits
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")
 RANDOM = ROOT / "sample_bots" / "python" / "random_bot.py"
 SHORT = {"max_rounds": 1, "max_turns_per_round": 10}
+# The tests' deal key (tiny.db.key beside every tiny ladder's database, see share_key), so copies
+# of one ladder in different folders deal alike, as copies sharing a key file would: their
+# tables can then be compared, and made-up results (SyntheticExecutor) are the same every run.
+TEST_KEY = "5e" * 32
 
 
 def toml_value(value: object) -> str:
@@ -31,13 +41,17 @@ def write_ladder(
     rounds: int = 3,
     extra: str = "",
     own_bot_copy: bool = False,
+    key: bool = True,
 ) -> Path:
     """``folder/tiny.toml``: ``bots`` random bots, short matches; returns its path.
 
     With ``own_bot_copy`` the bots run a copy of random_bot.py inside ``folder``, so a test can
-    find every bot process of this ladder by its command line.
+    find every bot process of this ladder by its command line. With ``key`` its database (by
+    default ``tiny.db``) deals from ``TEST_KEY``; without, it makes its own on its first run.
     """
     folder.mkdir(parents=True, exist_ok=True)
+    if key:
+        share_key(folder / "tiny.db")
     script = RANDOM
     if own_bot_copy:
         script = folder / "bots" / "random_bot.py"
@@ -61,6 +75,20 @@ def write_ladder(
     return path
 
 
+def share_key(location: Path | str) -> None:
+    """Give the database at ``location`` the tests' deal key (``TEST_KEY``) before its first
+    run: a SQLite file's key file beside it, a PostgreSQL database's ``meta`` row."""
+    if isinstance(location, Path):
+        key_path(location).write_text(TEST_KEY + "\n")
+        key_path(location).chmod(0o600)
+        return
+    store = Store.create(location, "happy_mochi")
+    try:
+        store.conn.execute("INSERT INTO meta VALUES ('deal_key', ?)", (TEST_KEY,))
+    finally:
+        store.close()
+
+
 def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run([ARENA, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
@@ -82,6 +110,12 @@ def stored_count(db: Path) -> int:
         return 0
 
 
+def bare_job(match_id: str) -> MatchJob:
+    """A job that only its id tells apart, for executors that play nothing."""
+    return MatchJob(match_id, "happy_mochi", 1, {}, Limits(), SandboxLimits(), None,
+                    FaultPolicy(), (), None, 0)  # fmt: skip
+
+
 class SyntheticExecutor(Executor):
     """Plays no bot, in this process: a match's scores come from its deal (each seat's luck,
     seeded by the deal), the seated bots (greedy 30 points ahead) and noise seeded by the match
@@ -101,24 +135,23 @@ class SyntheticExecutor(Executor):
         self.interrupt_after = interrupt_after
         self.results = 0
 
-    def submit(self, jobs: list[dict[str, Any]]) -> Any:
+    def submit(self, jobs: list[MatchJob]) -> Any:
         future: cf.Future = cf.Future()
         future.set_result([self._result(job) for job in jobs])
         return future
 
-    def _result(self, job: dict[str, Any]) -> dict[str, Any]:
-        match_id = job["match_id"]
-        if match_id in self.void_always or match_id in self.void_once:
-            self.void_once.discard(match_id)
-            return {"void": "internal: injected referee failure", "worker": "test"}
-        return self._play(job)
+    def _result(self, job: MatchJob) -> Returned:
+        if job.match_id in self.void_always or job.match_id in self.void_once:
+            self.void_once.discard(job.match_id)
+            return Returned(None, "internal: injected referee failure")
+        return Returned(self._play(job))
 
     @staticmethod
-    def _play(job: dict[str, Any]) -> dict[str, Any]:
-        noise = random.Random(job["match_id"])
-        names = [b["name"] for b in job["bots"]]
+    def _play(job: MatchJob) -> dict[str, Any]:
+        noise = random.Random(job.match_id)
+        names = [b.name for b in job.bots]
         scores = [
-            random.Random(f"{job['seed']}/{seat}").gauss(0, 40)
+            random.Random(f"{job.seed}/{seat}").gauss(0, 40)
             + 30 * (name == "greedy")
             + noise.gauss(0, 8)
             for seat, name in enumerate(names)
@@ -150,9 +183,9 @@ class SyntheticExecutor(Executor):
             for seat, name in enumerate(names)
         ]
         return {
-            "game": job["game"],
+            "game": job.game,
             "game_version": "test",
-            "options": job["options"],
+            "options": job.options,
             "outcome": {"scores": scores, "ranks": ranks},
             "decisions": 1,
             "duration_ms": 1.0,
@@ -165,7 +198,7 @@ class SyntheticExecutor(Executor):
     def wait(self, futures: list[Any]) -> list[Any]:
         return futures[:1]
 
-    def outcome(self, future: Any) -> list[dict[str, Any]]:
+    def outcome(self, future: Any) -> list[Returned]:
         self.results += len(future.result())
         if self.interrupt_after is not None and self.results > self.interrupt_after:
             raise KeyboardInterrupt

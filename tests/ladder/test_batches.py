@@ -30,9 +30,11 @@ from arena.ladder.executor import (
     Job,
     LocalExecutor,
 )
+from arena.ladder.jobs import MatchJob, Returned
+from arena.ladder.loop import HostFailure
 from tests.broken_hosts import taken_uids
 
-from .helpers import show_json, write_ladder
+from .helpers import bare_job, show_json, write_ladder
 
 ROUNDS = 4
 SCHEDULED = 3 * 2 * ROUNDS  # 3 tables (3 bots, 2 seats) x 2 rotations x 4 rounds
@@ -45,7 +47,7 @@ class Recording(LocalExecutor):
         super().__init__(workers)
         self.sizes: list[int] = []
 
-    def submit(self, jobs: list[dict[str, Any]]) -> Any:
+    def submit(self, jobs: list[MatchJob]) -> Any:
         self.sizes.append(len(jobs))
         return super().submit(jobs)
 
@@ -127,18 +129,20 @@ def test_a_job_handed_out_after_a_worker_died_goes_to_a_fresh_pool(tmp_path: Pat
     """The runner may hand out a job after a worker died and before it saw any of that
     worker's results: the job must start on a fresh pool, not fail the run."""
     cfg = load_ladder(write_ladder(tmp_path, rounds=ROUNDS))
-    jobs = [ladder.match_job(cfg, spec) for spec in ladder.schedule_of(cfg)]
+    jobs = [MatchJob.of(cfg, spec, bytes(32)) for spec in ladder.schedule_of(cfg)]
     with LocalExecutor(1) as executor:
         [first] = executor.outcome(executor.submit(jobs[:1]))
         lost = executor.submit(jobs[1:6])
-        os.kill(int(first["worker"].rpartition(":")[2]), signal.SIGKILL)
+        assert first.result is not None
+        os.kill(int(first.result["worker"].rpartition(":")[2]), signal.SIGKILL)
         assert executor.wait([lost]) == [lost]  # the pool knows it is broken
         after = executor.submit(jobs[6:8])
         played = executor.outcome(after)
         voids = executor.outcome(lost)
-    assert [r["seats"][0]["status"] for r in played] == ["ok", "ok"]
-    assert first["worker"] not in {r["worker"] for r in played}
-    assert len(voids) == 5 and all(v["worker_died"] for v in voids)
+    assert first.result is not None
+    assert [r.result["seats"][0]["status"] for r in played if r.result] == ["ok", "ok"]
+    assert first.result["worker"] not in {r.result["worker"] for r in played if r.result}
+    assert len(voids) == 5 and all(v.worker_died for v in voids)
 
 
 def test_a_host_failure_stops_its_batch_and_the_rest_is_not_counted(
@@ -151,7 +155,7 @@ def test_a_host_failure_stops_its_batch_and_the_rest_is_not_counted(
     monkeypatch.setattr(Dispatcher, "batch_size", lambda self: MOST_MATCHES)
     with taken_uids(tmp_path, only_workers=True) as env:
         monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])  # read by the spawned workers
-        with Recording(2) as executor, pytest.raises(ladder.HostFailure) as failure:
+        with Recording(2) as executor, pytest.raises(HostFailure) as failure:
             ladder.run_ladder(cfg, executor)
     assert "no free bot uid" in str(failure.value)
     assert rows(db, "SELECT COUNT(*) FROM matches") == [(0,)]
@@ -169,16 +173,16 @@ class Timed(Executor):
         self.match_ms = match_ms
         self.sizes: list[int] = []
 
-    def submit(self, jobs: list[dict[str, Any]]) -> Any:
+    def submit(self, jobs: list[MatchJob]) -> Any:
         self.sizes.append(len(jobs))
         future: cf.Future = cf.Future()
-        future.set_result([{"duration_ms": self.match_ms, "seats": []} for _ in jobs])
+        future.set_result([Returned({"duration_ms": self.match_ms, "seats": []}) for _ in jobs])
         return future
 
     def wait(self, futures: list[Any]) -> list[Any]:
         return futures[:1]
 
-    def outcome(self, future: Any) -> list[dict[str, Any]]:
+    def outcome(self, future: Any) -> list[Returned]:
         return future.result()
 
     def close(self, abort: bool = False) -> None:
@@ -186,7 +190,7 @@ class Timed(Executor):
 
 
 def jobs(count: int, solo: frozenset[int] = frozenset()) -> list[Job]:
-    return [Job(f"m{i}", {"match_id": f"m{i}"}, solo=i in solo) for i in range(count)]
+    return [Job(bare_job(f"m{i}"), solo=i in solo) for i in range(count)]
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from typer.testing import CliRunner, Result
 
 from arena import sandbox
 from arena.cli.main import app
-from arena.ladder import run as ladder
+from arena.ladder import loop as ladder
 from arena.ladder.store import Store
 from tests.broken_hosts import private_python, run_cli, taken_uids
 

@@ -16,7 +16,7 @@ from arena.ladder import run as ladder
 from arena.ladder.config import load_ladder
 from arena.ladder.store import NoDatabase, Store
 
-from .helpers import ARENA, ROOT, SyntheticExecutor, arena, show_json, write_ladder
+from .helpers import ARENA, ROOT, SyntheticExecutor, arena, share_key, show_json, write_ladder
 
 SCHEDULED = 3 * 2 * 3  # 3 tables (3 bots, 2 seats) x 2 rotations x 3 rounds
 WHEN = ("started_at", "finished_at", "duration_ms", "seq", "replay_path", "worker")
@@ -24,6 +24,12 @@ WHEN = ("started_at", "finished_at", "duration_ms", "seq", "replay_path", "worke
 
 def _on(url: str, folder: Path, **kw: Any) -> Path:
     return write_ladder(folder, extra=f'database = "{url}"', **kw)
+
+
+def _dealing_as_sqlite(url: str, folder: Path) -> Path:
+    """A tiny ladder on PostgreSQL whose deals are the SQLite tiny ladders' (``TEST_KEY``)."""
+    share_key(url)
+    return _on(url, folder)
 
 
 def _stored(url: str) -> list[str]:
@@ -60,8 +66,9 @@ def test_the_same_results_store_the_same_on_postgres_and_sqlite(
 ) -> None:
     """Every column, float and 60-bit deal seed comes back exactly, in storage order."""
     found = []
-    for folder, extra in (("pg", f'database = "{postgres_url}"'), ("sqlite", "")):
-        cfg = load_ladder(write_ladder(tmp_path / folder, extra=extra), check_bots=False)
+    pg = _dealing_as_sqlite(postgres_url, tmp_path / "pg")
+    for path in (pg, write_ladder(tmp_path / "sqlite")):
+        cfg = load_ladder(path, check_bots=False)
         summary = ladder.run_ladder(cfg, SyntheticExecutor())
         assert summary.played == SCHEDULED
         found.append(_contents(cfg.database))
@@ -74,7 +81,7 @@ def test_a_ladder_run_on_postgres_gives_the_sqlite_table_and_resumes(
     postgres_url: str, tmp_path: Path
 ) -> None:
     sqlite_path = write_ladder(tmp_path / "sqlite")
-    path = _on(postgres_url, tmp_path / "pg")
+    path = _dealing_as_sqlite(postgres_url, tmp_path / "pg")
     for p in (sqlite_path, path):
         out = arena("ladder", "run", str(p), "--workers", "2", "--quiet")
         assert out.returncode == 0, out.stderr
@@ -93,7 +100,7 @@ def test_a_ladder_run_on_postgres_gives_the_sqlite_table_and_resumes(
 def test_sigkill_mid_run_on_postgres_then_resume(postgres_url: str, tmp_path: Path) -> None:
     reference = write_ladder(tmp_path / "sqlite")
     assert arena("ladder", "run", str(reference), "--quiet").returncode == 0
-    path = _on(postgres_url, tmp_path / "pg")
+    path = _dealing_as_sqlite(postgres_url, tmp_path / "pg")
     runner = subprocess.Popen(
         [ARENA, "ladder", "run", str(path), "--workers", "2", "--quiet"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,

@@ -8,6 +8,7 @@ matches retried) must end with exactly the same table.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import json
 import os
 import re
@@ -24,6 +25,7 @@ import pytest
 from arena.ladder import run as ladder
 from arena.ladder.config import load_ladder
 from arena.ladder.executor import Executor, LocalExecutor
+from arena.ladder.jobs import MatchJob, Returned
 from arena.ladder.store import Store
 
 from .helpers import ARENA, ROOT, arena, show_json, stored_count, write_ladder
@@ -159,23 +161,23 @@ class _Flaky(Executor):
         self.slots = self.inner.slots
         self.once = once
         self.always = always
-        self.submitted: list[dict[str, Any]] = []
+        self.submitted: list[MatchJob] = []
 
-    def submit(self, jobs: list[dict[str, Any]]) -> Any:
+    def submit(self, jobs: list[MatchJob]) -> Any:
         self.submitted += jobs
         return self.inner.submit([self._spoiled(job) for job in jobs])
 
-    def _spoiled(self, job: dict[str, Any]) -> dict[str, Any]:
+    def _spoiled(self, job: MatchJob) -> MatchJob:
         """``job``, or for a chosen match one that its worker cannot play (no such game)."""
-        if job["match_id"] in self.always or job["match_id"] in self.once:
-            self.once.discard(job["match_id"])
-            return job | {"game": "injected-failure"}
+        if job.match_id in self.always or job.match_id in self.once:
+            self.once.discard(job.match_id)
+            return dataclasses.replace(job, game="injected-failure")
         return job
 
     def wait(self, futures: list[Any]) -> list[Any]:
         return list(cf.wait(futures, return_when=cf.FIRST_COMPLETED).done)
 
-    def outcome(self, future: Any) -> list[dict[str, Any]]:
+    def outcome(self, future: Any) -> list[Returned]:
         return self.inner.outcome(future)
 
     def close(self, abort: bool = False) -> None:
@@ -214,7 +216,7 @@ def test_adding_a_bot_plays_only_its_tables(tmp_path: Path) -> None:
     with _Flaky(set(), set()) as executor:
         second = ladder.run_ladder(bigger, executor)
     assert (second.already, second.played) == (6, 6)
-    assert all("r4" in [b["name"] for b in job["bots"]] for job in executor.submitted)
+    assert all("r4" in [b.name for b in job.bots] for job in executor.submitted)
     after = json.loads(arena("ladder", "matches", str(cfg.path), "--format", "json").stdout)
     kept = {m["id"]: m for m in after}
     for match in before:  # stored results untouched; only schedule positions moved

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder import run as ladder
+from arena.ladder import loop as ladder
 from arena.ladder.config import load_ladder
 from arena.ladder.sprt import Stopped, database, fillers, play_until_decided, set_matches
 from arena.ladder.stats import SprtSettings
 
-from .helpers import ARENA, ROOT, SyntheticExecutor, arena, stored_count
+from .helpers import ARENA, ROOT, SyntheticExecutor, arena, share_key, stored_count
 
 BOTS = {
     "greedy": "python sample_bots/python/mochi_greedy.py",
@@ -47,6 +47,8 @@ def ladder_file(folder: Path, seats: int = 2) -> Path:
         lines += ["[[bots]]", f'name = "{name}"', f"command = {json.dumps(command)}"]
     path = folder / "t.toml"
     path.write_text("\n".join(lines) + "\n")
+    share_key(folder / "t.db")  # every copy deals alike, the tests' own databases too
+    share_key(database(load_ladder(path, check_bots=False), "greedy", "random-1"))
     return path
 
 

@@ -73,8 +73,10 @@ def test_full_match_of_random_bots(bot_dir: Path, tmp_path: Path) -> None:
 def test_same_seed_gives_identical_replays_apart_from_timings(
     bot_dir: Path, tmp_path: Path
 ) -> None:
-    first = play_match(GAME, randoms(bot_dir, 2), 5, limits=FAST, replay_path=tmp_path / "a.json")
-    second = play_match(GAME, randoms(bot_dir, 2), 5, limits=FAST, replay_path=tmp_path / "b.json")
+    """The match id is an input as the seed is (a match not given one gets a random id)."""
+    same = {"limits": FAST, "match_id": "m1"}
+    first = play_match(GAME, randoms(bot_dir, 2), 5, replay_path=tmp_path / "a.json", **same)
+    second = play_match(GAME, randoms(bot_dir, 2), 5, replay_path=tmp_path / "b.json", **same)
     assert first.outcome == second.outcome
     assert strip_timing(read(tmp_path / "a.json")) == strip_timing(read(tmp_path / "b.json"))
 

@@ -106,7 +106,7 @@ def test_a_connection_flood_is_ruled_and_frees_every_descriptor(bot_dir: Path) -
 
 def test_a_connection_flood_after_a_lost_game_does_not_void_it(bot_dir: Path) -> None:
     """The attack that turned every loss into a void: the result must stand as played."""
-    result = play(bot_dir, "connection_flood.py --after-loss", seats=2, seed=3)  # a loss
+    result = play(bot_dir, "connection_flood.py --after-loss", seats=2, seed=1)  # a loss
     seat = hostile(result)
     assert "ATTACK game: lost" in seat.log_tail  # it lost, so it attacked
     assert seat.status == "ok", (seat.status, seat.detail)  # after the game: no fault, no void
@@ -206,7 +206,7 @@ def test_a_small_flood_is_a_fault_past_the_per_turn_allowance(bot_dir: Path) -> 
 def test_stale_messages_past_the_match_allowance_are_a_flood(bot_dir: Path) -> None:
     """A second connection answering every turn: counted as unexpected, then a flood; never
     taken for the seat's own answer (its choices are out of range)."""
-    result = play(bot_dir, "spoof.py second", seats=2)
+    result = play(bot_dir, "spoof.py second", seats=2, seed=8)  # a game of over 64 turns
     assert_ruled(result, "flood", "stale or unexpected messages in the match")
     seat = hostile(result)
     assert seat.warnings == {"unexpected": 64}

@@ -53,8 +53,9 @@ def test_failing_build_is_rejected_with_its_log(registry: Registry, tmp_path: Pa
     version = submit(registry, folder, check_games=1).version
     assert version.status == "rejected"
     assert "compiling bob" in version.reason and "exit status 3" in version.reason
-    assert "compiling bob" in version.build_log
-    assert version.validation == ""  # never played
+    reports = registry.reports(version.ref)
+    assert "compiling bob" in reports.build_log
+    assert reports.validation == ""  # never played
     shown = arena("bot", "show", "bob@1", "--registry", str(registry.root))
     assert shown.returncode == 0 and "rejected" in shown.stdout and "compiling bob" in shown.stdout
 
@@ -74,7 +75,7 @@ def test_build_writes_its_own_folder_only_and_has_no_network(
     assert version.status == "active", version.reason
     assert (version.folder / "made.txt").read_text() == "built\n"
     # seccomp refuses the socket (or, without it, the empty network namespace has no route)
-    log = version.build_log
+    log = registry.reports(version.ref).build_log
     assert "socket" in log and ("Permission denied" in log or "unreachable" in log), log
     assert not (outside / "escaped").exists()
     made = (version.folder / "made.txt").stat()
@@ -88,7 +89,8 @@ def test_bot_failing_validation_is_rejected_with_the_report(
     version = submit(registry, folder, check_games=1).version
     assert version.status == "rejected"
     assert "happy_mochi" in version.reason and "illegal_action" in version.reason
-    assert "illegal_action" in version.validation and "bot sent" in version.validation
+    validation = registry.reports(version.ref).validation
+    assert "illegal_action" in validation and "bot sent" in validation
     with pytest.raises(RegistryError, match="no active version"):
         registry.active("dave")
 

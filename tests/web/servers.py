@@ -21,7 +21,7 @@ from typing import Any
 from tests.web.competitions import ROOT
 
 ARENA = str(Path(sys.executable).parent / "arena")
-Serve = Callable[[Path], tuple[subprocess.Popen, str]]
+Serve = Callable[..., tuple[subprocess.Popen, str]]  # (competition file, *arguments)
 
 
 def until(
@@ -36,6 +36,18 @@ def until(
             return found
         time.sleep(pause)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def settled(get: Callable[[str], Any], ref: str, timeout: float = 240) -> dict[str, Any]:
+    """A version once its gate has spoken, polled as ``arena bot submit --server`` does;
+    ``get(path)`` is the JSON of an author's GET (``/api/bots/NAME@N``, with its reports)."""
+    from arena.registry.store import UNFINISHED
+
+    return until(
+        lambda: (v := get(f"/api/bots/{ref}"))["status"] not in UNFINISHED and v,
+        timeout=timeout,
+        what=f"{ref}'s gate",
+    )
 
 
 def free_port() -> int:
@@ -64,6 +76,28 @@ def post_archive(
         return exc.code, json.loads(exc.read())
 
 
+def uploaded(
+    url: str, token: str, body: bytes, name: str | None = None
+) -> tuple[int, dict[str, Any]]:
+    """``post_archive``, then, for a stored version, its state once its gate has spoken (with
+    its reports), polled as the author would; a refusal is returned as it came."""
+    status, answer = post_archive(url, token, body, name)
+    if status in (200, 201):
+        answer = gate_outcome(url, token, answer["version"])
+    return status, answer
+
+
+def gate_outcome(url: str, token: str, ref: str) -> dict[str, Any]:
+    """Version ``ref``'s final state with its reports, read as its author."""
+
+    def read(path: str) -> Any:
+        request = urllib.request.Request(url + path, headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())
+
+    return settled(read, ref)
+
+
 def get(url: str) -> tuple[int, str]:
     """The status and the text of a GET, an error's too."""
     try:
@@ -90,17 +124,21 @@ def _group_alive(group: int) -> bool:
 
 
 def serving(logs: Path) -> Iterator[Serve]:
-    """Start ``arena serve`` on a competition file (its log in ``logs``); the process and its
-    URL. Every server started is killed at the end, its workers and their bots with it."""
+    """Start ``arena serve`` on a competition file, with more arguments and environment
+    variables when given (its log in ``logs``); the process and its URL. Every server started
+    is killed at the end, its workers and their bots with it."""
     started: list[subprocess.Popen] = []
 
-    def start(path: Path) -> tuple[subprocess.Popen, str]:
+    def start(
+        path: Path, *extra: str, env: dict[str, str] | None = None
+    ) -> tuple[subprocess.Popen, str]:
         port = free_port()
         log = (logs / f"serve-{len(started)}.log").open("w")
-        argv = [ARENA, "serve", str(path), "--port", str(port)]
+        argv = [ARENA, "serve", str(path), "--port", str(port), *extra]
         proc = subprocess.Popen(
-            argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
+            argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, **(env or {})},
+        )  # fmt: skip
         started.append(proc)
         url = f"http://127.0.0.1:{port}"
         until(lambda: _answers(url), timeout=60, what="the server to answer")

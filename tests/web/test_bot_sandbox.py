@@ -19,11 +19,10 @@ from arena.web.accounts import Accounts
 from arena.web.client import upload
 from arena.web.competition import load_competition
 from tests.web.competitions import ROOT, member, tar_gz, write_competition
-from tests.web.servers import Serve, get_json, until
+from tests.web.servers import Serve, gate_outcome, get_json, until
 
 SECRET = "ORGANISER-SECRET-7f3a"
 SPY = b'#!/bin/sh\ncat "$1" >&2\nexec python3 -c "import sys; sys.exit(1)"\n'
-FINAL = ("active", "rejected", "failed")
 
 
 def _token(path: Path, name: str) -> str:
@@ -41,18 +40,6 @@ def _post(url: str, token: str, body: bytes) -> tuple[int, dict[str, Any]]:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read())
-
-
-def _outcome(url: str, token: str, answer: dict[str, Any]) -> dict[str, Any]:
-    """The version's final state: the answer itself, or polled from ``/api/bots/mine`` when
-    the server answers before its gate has run."""
-
-    def final() -> dict[str, Any] | None:
-        versions = _mine(url, token)["versions"]
-        found = [v for v in versions if v["version"] == answer["version"]]
-        return found[0] if found and found[0]["status"] in FINAL else None
-
-    return answer if answer["status"] in FINAL else until(final, what="the gate's outcome")
 
 
 def _spy(run: str, build: str | None = None) -> bytes:
@@ -85,7 +72,7 @@ def test_hostile_runs_reach_no_other_author_and_no_competition_file(
     alice_token = _token(path, "alice")
     status, answer = _post(url, alice_token, alice)
     assert status == 201, answer
-    assert _outcome(url, alice_token, answer)["status"] == "active"
+    assert gate_outcome(url, alice_token, answer["version"])["status"] == "active"
     # Another author's code, and the competition's database: refused as the archive arrives.
     for run in ("./spy.sh ../../alice-bot/1/alice.py", "./spy.sh ../../../../test-open.db"):
         status, answer = _post(url, mallory, _spy(run))
@@ -96,7 +83,7 @@ def test_hostile_runs_reach_no_other_author_and_no_competition_file(
     run = f"./spy.sh root{path.parent}/notes.txt"
     status, answer = _post(url, mallory, _spy(run, build="ln -s / root"))
     assert status in (200, 201, 202), answer
-    version = _outcome(url, mallory, answer)
+    version = gate_outcome(url, mallory, answer["version"])
     assert version["status"] == "rejected", version
     assert f"root{path.parent}/notes.txt resolves to {path.parent}" in version["reason"]
     assert "outside the bot's folder" in version["reason"]
@@ -123,7 +110,7 @@ def test_a_java_bot_builds_in_the_sandbox_passes_the_gate_and_plays(
     _, url = served(path)
     folder = tmp_path / "java"
     shutil.copytree(ROOT / "sample_bots/java", folder, ignore=shutil.ignore_patterns("build"))
-    version = _outcome(url, token, upload(url, token, folder))
+    version = gate_outcome(url, token, upload(url, token, folder)["version"])
     assert version["status"] == "active", version
     assert "check-bot: ok" in version["validation"]
     assert "Error loading java.security" not in version["build_log"]

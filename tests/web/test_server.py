@@ -9,6 +9,7 @@ import os
 import signal
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Page
 from starlette.testclient import TestClient
@@ -19,9 +20,10 @@ from arena.web.accounts import Accounts
 from arena.web.app import create_app
 from arena.web.client import pack
 from arena.web.competition import Competition, load_competition
+from tests.ladder.helpers import share_key
 from tests.registry.helpers import bot_folder
 from tests.web.competitions import bot_archive, chatty, write_competition
-from tests.web.servers import Serve, free_port, get_json, until
+from tests.web.servers import Serve, free_port, get_json, settled, until
 
 HOSTILE_TEXT = '<img src=x onerror="window.pwned=1"><script>window.pwned=1</script>'
 
@@ -32,6 +34,15 @@ def _author(competition: Competition, name: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {accounts.add_author(name)}"}
     finally:
         accounts.close()
+
+
+def _submit(client: TestClient, body: bytes, headers: dict[str, str]) -> dict[str, Any]:
+    """Upload ``body``: answered at once (``queued``), then polled until its gate has spoken;
+    the version with its reports."""
+    response = client.post("/api/bots", content=body, headers=headers)
+    assert response.status_code in (200, 201), response.text
+    ref = response.json()["version"]
+    return settled(lambda path: client.get(path, headers=headers).json(), ref)
 
 
 def _games(client: TestClient) -> dict[str, int]:
@@ -53,17 +64,18 @@ def test_submit_reject_place_rate_and_keep_each_authors_logs_private(
         broken = bot_archive(tmp_path / "broken", "alice", build="echo compiling; exit 3")
         response = client.post("/api/bots", content=broken, headers=alice)
         assert response.status_code == 201
-        rejected = response.json()
-        assert (rejected["version"], rejected["status"]) == ("alice@1", "rejected")
+        assert (response.json()["version"], response.json()["status"]) == ("alice@1", "queued")
+        rejected = settled(lambda p: client.get(p, headers=alice).json(), "alice@1")
+        assert rejected["status"] == "rejected"
         assert "compiling" in rejected["build_log"]
         assert "exit status 3" in rejected["reason"]
 
         body = bot_archive(tmp_path / "alice", "alice", chatty("SECRET-alice"))
-        response = client.post("/api/bots", content=body, headers=alice)
-        assert (response.status_code, response.json()["status"]) == (201, "active")
-        assert "check-bot: ok" in response.json()["validation"]
+        accepted = _submit(client, body, alice)
+        assert (accepted["version"], accepted["status"]) == ("alice@2", "active")
+        assert "check-bot: ok" in accepted["validation"]
         again = client.post("/api/bots", content=body, headers=alice).json()
-        assert (again["new"], again["version"]) == (False, "alice@2")
+        assert (again["new"], again["version"], again["status"]) == (False, "alice@2", "active")
 
         # Placed and rated: 3 bots for 3 seats, one table, one duplicate set of 3 matches.
         until(lambda: _games(client).get("alice@2") == 3, what="alice@2's matches")
@@ -73,11 +85,8 @@ def test_submit_reject_place_rate_and_keep_each_authors_logs_private(
             "alice@2", "house-greedy", "house-random",
         ]  # fmt: skip
 
-        response = client.post(
-            "/api/bots", content=bot_archive(tmp_path / "bob", "bob", chatty("SECRET-bob")),
-            headers=bob,
-        )  # fmt: skip
-        assert response.json()["status"] == "active"
+        response = _submit(client, bot_archive(tmp_path / "bob", "bob", chatty("SECRET-bob")), bob)
+        assert response["status"] == "active"
         # Standings update: 4 bots make 4 tables of 3, 12 matches in all.
         until(lambda: client.get("/api/standings").json()["stored"] == 12, what="12 matches")
         assert _games(client)["bob@1"] == 9
@@ -113,7 +122,7 @@ def test_public_pages_replays_and_what_they_hide(tmp_path: Path) -> None:
             manifest.replace('language = "python"', f"language = {json.dumps(HOSTILE_TEXT)}")
         )
         body = pack(folder)
-        assert client.post("/api/bots", content=body, headers=alice).json()["status"] == "active"
+        assert _submit(client, body, alice)["status"] == "active"
         until(lambda: _games(client).get("alice@1") == 3, what="alice@1's matches")
         until(lambda: client.get("/api/queue").json()["status"] == "idle", what="idle")
         index = client.get("/")
@@ -149,10 +158,10 @@ def test_a_following_competition_places_each_new_version(tmp_path: Path) -> None
     alice = _author(competition, "alice")
     with TestClient(create_app(competition)) as client:
         first = bot_archive(tmp_path / "v1", "alice", chatty("one"))
-        assert client.post("/api/bots", content=first, headers=alice).json()["status"] == "active"
+        assert _submit(client, first, alice)["status"] == "active"
         until(lambda: _games(client).get("alice@1", 0) >= 3, what="alice@1's placement set")
         second = bot_archive(tmp_path / "v2", "alice", chatty("two"))
-        response = client.post("/api/bots", content=second, headers=alice).json()
+        response = _submit(client, second, alice)
         assert (response["version"], response["status"]) == ("alice@2", "active")
         until(lambda: _games(client).get("alice@2", 0) >= 3, what="alice@2's placement set")
         games = _games(client)
@@ -224,6 +233,8 @@ def test_sigkill_of_the_server_then_of_a_worker_loses_and_doubles_no_match(
                                database=new_database())  # fmt: skip
     calm = write_competition(tmp_path / "calm", house=3, rounds=2, slow=True,
                              database=new_database())  # fmt: skip
+    for competition in (killed, calm):  # one deal key: the same deals, so the same standings
+        share_key(load_competition(competition).database)
     database = load_competition(killed).database
     proc, url = served(killed)
 
@@ -332,7 +343,8 @@ def test_the_queue_tells_running_from_waiting_matches(tmp_path: Path) -> None:
                       pause=0.05, what="a match in a worker's hands")  # fmt: skip
         running = {m["id"] for m in queue["running"]}
         waiting = {m["id"] for m in queue["waiting"]}
-        assert not running & waiting and len(running | waiting) + len(queue["done_today"]) == 6
+        shown = len(running | waiting) + len(queue["done_today"]) + queue["unpublished"]
+        assert not running & waiting and shown == 6
         assert not running & set(queue["done_today"])
         page = client.get("/queue").text
         assert '<table id="running">' in page and f"{len(running)} running · " in page

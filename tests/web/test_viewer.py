@@ -229,7 +229,7 @@ def test_html_in_a_bots_words_and_name_is_shown_never_run(page: Page, tmp_path: 
     hostile = parse_bot(f"python {HOSTILE}", ROOT)
     named = dataclasses.replace(_random_bot(1), name=PAYLOAD)
     path = tmp_path / "hostile.json"
-    options = GAMES["happy_mochi"][1]
+    options = {**GAMES["happy_mochi"][1], "first_seat": 0}  # the hostile bot starts
     play_match(
         load_game("happy_mochi"),
         [hostile, named],

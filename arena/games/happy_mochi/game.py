@@ -19,7 +19,7 @@ class HappyMochi(Game):
 
     id = "happy_mochi"
     title = "Happy Mochi"
-    version = "1.0.0"
+    version = "2.0.0"
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
     options = (

@@ -7,11 +7,11 @@ rebuilds from the zones exactly as the engine would ask it (``MochiState._reask`
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 from typing import Any
 
-from arena.games.base import POSITION_KEYS, PositionError, rng_from, rng_state
+from arena.games.base import POSITION_KEYS, PositionError
+from arena.games.rng import KeyedRandom, rng_from, rng_state
 
 from . import choices as ch
 from .cards import CARD_COUNT, COLOURS, EFFECTS, card_id
@@ -338,5 +338,5 @@ def expand(short: Mapping[str, Any]) -> dict[str, Any]:
     seed = short.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise PositionError("seed", f"must be an integer, got {seed!r}")
-    full.setdefault("rng", rng_state(random.Random(seed)))
+    full.setdefault("rng", rng_state(KeyedRandom(seed)))
     return full

@@ -20,7 +20,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from arena.games.base import rng_state
+from arena.games.rng import derived, rng_state
 
 from . import choices as ch
 from .cards import CARD_COUNT
@@ -224,5 +224,5 @@ def _position(
         "round_scores": [list(r) for r in view["round_scores"]],
         "round_winners": winners,
         "end_reason": None,
-        "rng": rng_state(random.Random(rng.getrandbits(64))),
+        "rng": rng_state(derived(rng)),
     }

@@ -22,6 +22,7 @@ from arena.games.base import (
     State,
     competition_ranks,
 )
+from arena.games.rng import KeyedRandom
 
 from . import choices as ch
 from .cards import CARD_COUNT, EFFECT, END_THRESHOLD, HAND_SIZE, NUMBER
@@ -43,7 +44,7 @@ class MochiState(State):
     """
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
-        self._setup(players, options, random.Random(seed))
+        self._setup(players, options, KeyedRandom(seed))
         first = options["first_seat"]
         self.starter = first if first >= 0 else self.rng.randrange(players)  # 3.1 step 6, R25
         self.active = self.starter

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..base import Game, OptionSpec
+from ..rng import derived
 from . import actions, effects, geishas, guests, reactions  # noqa: F401  (they register steps)
 from .data import MAX_PLAYERS, MIN_PLAYERS, PUBLIC_CARDS
 from .flow import setup
@@ -19,7 +20,7 @@ from .state import MaiStarState
 class MaiStarGame(Game):
     id = "mai_star"
     title = "Mai-Star"
-    version = "1.0"
+    version = "2.0"
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
     options = (
@@ -73,7 +74,7 @@ class MaiStarGame(Game):
         rng: random.Random,
     ) -> MaiStarState:
         position = {**self.envelope(players, options), **sample_position(seat, view, events, rng)}
-        return load_state(players, dict(options), position, random.Random(rng.getrandbits(64)))
+        return load_state(players, dict(options), position, derived(rng))
 
 
 GAME = MaiStarGame()

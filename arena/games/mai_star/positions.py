@@ -13,7 +13,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..base import Decision, EventLog, PositionError, rng_from, rng_state
+from ..base import Decision, EventLog, PositionError
+from ..rng import rng_from, rng_state
 from . import actions, effects, flow, geishas, guests, reactions  # noqa: F401  (steps)
 from .data import CARD_IDS, CARD_INDEX, COLOURS, FULL_DECK, GEISHA_INDEX, GEISHAS, HAND_SIZES
 from .ops import STEPS

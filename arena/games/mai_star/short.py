@@ -6,12 +6,12 @@ deck); everything else gets a default. README.md "Short form" lists the fields.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import PositionError, rng_state
+from ..base import PositionError
+from ..rng import KeyedRandom, rng_state
 from .data import CARD_IDS, CARD_INDEX, FULL_DECK, GEISHA_INDEX, GEISHAS, HAND_SIZES
 
 SHORT_FIELDS = (
@@ -96,7 +96,7 @@ def expand(game_id: str, version: str, short: Mapping[str, Any]) -> dict[str, An
             left[name] -= 1
     rest = sorted(left.elements(), key=CARD_INDEX.__getitem__)
     seed = short.get("seed", 0)
-    rng = random.Random(seed)
+    rng = KeyedRandom(seed)
     where_rest = short.get("rest", "discard")
     if where_rest not in ("discard", "deck"):
         raise PositionError("rest", "must be 'discard' or 'deck'")

@@ -7,10 +7,10 @@ decision is needed, and implements the :class:`~arena.games.base.State` contract
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from ..base import Decision, EventLog, IllegalChoice, Outcome, State
+from ..rng import KeyedRandom
 from .data import AKENOHOSHI_BOOST, CARD_IDS, CARDS, GEISHAS, HAND_SIZES
 from .ops import STEPS
 from .positions import write
@@ -61,7 +61,7 @@ class MaiStarState(State):
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.n = players
         self.options = dict(options)
-        self.rng = random.Random(seed)
+        self.rng = KeyedRandom(seed)
         self.log = EventLog()
         self.seats = [Seat() for _ in range(players)]
         self.deck: list[int] = []  # top of the deck = last element
@@ -152,7 +152,7 @@ class MaiStarState(State):
         other = MaiStarState.__new__(MaiStarState)
         other.__dict__.update(self.__dict__)
         other.options = dict(self.options)
-        other.rng = random.Random()
+        other.rng = KeyedRandom()
         other.rng.setstate(self.rng.getstate())
         other.log = EventLog()
         other.seats = [s.copy() for s in self.seats]

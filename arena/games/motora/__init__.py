@@ -21,7 +21,7 @@ from .views import public_data
 class Motora(Game):
     id = "motora"
     title = "Motora"
-    version = "1.0"
+    version = "2.0"
     min_players = 2
     max_players = 6
     options = (

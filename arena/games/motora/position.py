@@ -13,7 +13,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import PositionError, rng_from, rng_state
+from ..base import PositionError
+from ..rng import rng_from, rng_state
 from .board import BOARD
 from .cards import CARDS, DECKS
 from .model import LIVING, PLACED, PRISONER, SHRINE, SHRINES, Idol, Member

@@ -14,7 +14,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..base import rng_state
+from ..rng import derived, rng_state
 from .cards import CARDS, DECKS, deck_uids
 from .model import PRISONER, SHRINE
 from .position import load_position
@@ -62,7 +62,7 @@ def determinize(
         "fished": [list(pair) for pair in view["fished"]],
         "result": None,
         "stack": view["stack"],
-        "rng": rng_state(random.Random(rng.getrandbits(64))),
+        "rng": rng_state(derived(rng)),
     }
     return load_position(players, options, position, check=False)
 

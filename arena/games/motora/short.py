@@ -12,7 +12,8 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import PositionError, rng_state
+from ..base import PositionError
+from ..rng import KeyedRandom, rng_state
 from .board import BOARD
 from .cards import CARDS, DECKS, deck_uids
 from .flow import PHASE_STEPS
@@ -54,7 +55,7 @@ def expand(short: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(players, int) or isinstance(players, bool):
         raise PositionError("players", "must be an integer")
     seed = short.get("seed", 0)
-    rng = random.Random(seed)
+    rng = KeyedRandom(seed)
     tiles = _layout(rng, short.get("tiles") or {})
     decks = {}
     for deck in DECKS:

@@ -13,12 +13,12 @@ asks the same decision again (:meth:`MotoraState.enter`). Clones and snapshots a
 
 from __future__ import annotations
 
-import random
 from collections.abc import Generator
 from functools import cache
 from typing import Any
 
 from ..base import Decision, EventLog, IllegalChoice, Outcome, State
+from ..rng import KeyedRandom
 from .board import BOARD
 from .cards import CARDS
 from .model import (
@@ -57,14 +57,14 @@ class MotoraState(State):
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.blank(players, options)
-        self.rng = random.Random(seed)
+        self.rng = KeyedRandom(seed)
         self.start()
 
     def blank(self, players: int, options: dict[str, Any]) -> None:
         """Empty fields before setup (a new game) or before a position fills them in."""
         self.players = players
         self.options = dict(options)
-        self.rng: random.Random
+        self.rng: KeyedRandom
         self.log = EventLog()
         self.tribes = [Tribe(seat=s) for s in range(players)]
         self.members: list[Member] = []

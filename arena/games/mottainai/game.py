@@ -18,7 +18,7 @@ TEAM_PLAYERS = 4
 class Mottainai(Game):
     id = "mottainai"
     title = "Mottainai"
-    version = "1.0"
+    version = "2.0"
     min_players = 2
     max_players = 5
     options = (

@@ -10,12 +10,12 @@ whatever the length of the game.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..base import PositionError, rng_from, rng_state
+from ..base import PositionError
+from ..rng import KeyedRandom, rng_from, rng_state
 from . import cards as C
 from .model import Player
 
@@ -57,7 +57,7 @@ class Mark:
     kite: dict[int, int]  # Kite uid -> printed card it copies
     doll_card: int | None
     top_known: bool
-    rng: tuple[Any, ...]
+    rng: dict[str, Any]  # rng_state's JSON form
 
 
 def copy_player(pl: Player) -> Player:
@@ -115,7 +115,7 @@ def write(mark: Mark, answers: list[int]) -> dict[str, Any]:
         "floor": _names(mark.floor),
         "deck": _names(mark.deck[::-1]),
         "box": _names(mark.box),
-        "rng": list(mark.rng[1]),
+        "rng": dict(mark.rng),
         "answers": list(answers),
     }
 
@@ -276,7 +276,7 @@ def read(data: Mapping[str, Any], players: int, decks: int) -> tuple[Mark, list[
         kite=kite,
         doll_card=table[current].task if doll else None,
         top_known=_bool(data, "deck_top_known") and bool(deck),
-        rng=rng_from(data["rng"]).getstate(),
+        rng=rng_state(rng_from(data["rng"])),
     )
     return mark, list(answers)
 
@@ -339,7 +339,7 @@ def expand(short: Mapping[str, Any], players: int, decks: int) -> dict[str, Any]
     seed = short.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise PositionError("seed", "must be an integer")
-    rng = random.Random(seed)
+    rng = KeyedRandom(seed)
     rest = cards.left()
     rng.shuffle(rest)
     if short.get("exact_deck", False):

@@ -14,7 +14,8 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import PositionError, rng_state
+from ..base import PositionError
+from ..rng import derived, rng_state
 from . import cards as C
 from .position import ZONES
 
@@ -83,6 +84,6 @@ def sample(view: Mapping[str, Any], decks: int, rng: random.Random) -> dict[str,
         seats=seats,
         deck=deck,
         box=pool.names,
-        rng=rng_state(random.Random(rng.getrandbits(64))),
+        rng=rng_state(derived(rng)),
     )
     return body

@@ -9,10 +9,10 @@ the answers given since, which is what a position, ``clone`` and pickling rebuil
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from ..base import Decision, EventLog, IllegalChoice, Outcome, PositionError, State
+from ..rng import KeyedRandom, rng_from, rng_state
 from . import cards as C
 from . import flow, setup
 from .effects.registry import inline
@@ -39,7 +39,7 @@ class MottainaiState(State):
         self.teams: bool = bool(options["teams"])
         self.threshold: int = setup.wing_threshold(players, options)
         self.decks: int = setup.deck_count(players, options)
-        self.rng = random.Random(seed)
+        self.rng = KeyedRandom(seed)
         self.log = EventLog()
         self.deck: list[int] = []
         self.floor: list[int] = []
@@ -130,7 +130,7 @@ class MottainaiState(State):
             kite=dict(self.kite),
             doll_card=self.doll_card,
             top_known=self.top_known,
-            rng=self.rng.getstate(),
+            rng=rng_state(self.rng),
         )
         self.answers: list[int] = []
         self.revealed: list[int] = []  # uids shown to every seat since (see .position.seen_by)
@@ -147,7 +147,7 @@ class MottainaiState(State):
         self.kite = dict(mark.kite)
         self.doll_card = mark.doll_card
         self.top_known = mark.top_known
-        self.rng.setstate(mark.rng)
+        self.rng = rng_from(mark.rng)
         self.mark = mark
         self.answers = []
         self.revealed = []

@@ -101,11 +101,11 @@ def test_clone_is_an_independent_position_copy() -> None:
 
 def test_simultaneous_answers_are_part_of_the_position() -> None:
     """A buffered pass_card answer survives a round trip, and stays hidden from the views."""
-    for state, _ in random_game(3, 1):
+    for state, _ in (step for seed in range(20) for step in random_game(3, seed)):
         if state.phase == ch.PASS_CARD and len(state.pending()) == 3:
             break
     else:
-        pytest.fail("no pass_card reached")
+        pytest.fail("no pass_card reached in 20 random games")
     state.act(1, 0)
     position = state.position()
     assert position["answers"] == [None, 0, None]
@@ -161,7 +161,10 @@ def without_one(p: dict[str, Any]) -> list[list[int]]:
         ({"totals": [0, -4, 0]}, "totals[1]", "non-negative"),
         ({"round_winners": [1]}, "round_winners", "one seat or null"),
         ({"answers": [0, None, None]}, "answers[0]", "no simultaneous decision"),
-        ({"rng": [1, 2, 3]}, "rng", "625 integers"),
+        ({"rng": [1, 2, 3]}, "rng", 'must be {"key"'),
+        ({"rng": [5] * 625}, "rng", "Mersenne Twister state"),
+        ({"rng": {"key": "ab", "drawn": 0}}, "rng.key", "64 lowercase hex"),
+        ({"rng": {"key": "0" * 64, "drawn": -1}}, "rng.drawn", "integer from 0"),
         ({"end_reason": "threshold"}, "end_reason", "null while playing"),
         ({"colour": "pink"}, "colour", "not a Happy Mochi position field"),
         ({"players": 7}, "options", "2 to 6 players"),

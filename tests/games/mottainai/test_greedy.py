@@ -15,7 +15,7 @@ def binomial_tail(wins: int, games: int, p: float) -> float:
 
 
 def test_greedy_beats_random():
-    for players, games in ((2, 24), (3, 24)):
+    for players, games in ((2, 48), (3, 48)):
         wins = 0
         for g in range(games):
             seat = g % players

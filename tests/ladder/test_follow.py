@@ -13,6 +13,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
+from arena.ladder.loop import MAX_VOIDS
 from tests.registry.helpers import ARENA, ROOT, arena, bot_folder
 
 RANDOM = ROOT / "sample_bots" / "python" / "random_bot.py"
@@ -60,6 +63,7 @@ def _start(ladder: Path) -> subprocess.Popen[bytes]:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
 
 
+@pytest.mark.timeout(300)  # registry bots only: a set's rotations are played one at a time
 def test_new_version_enters_while_it_runs_and_a_killed_runner_loses_nothing(
     tmp_path: Path,
 ) -> None:
@@ -165,3 +169,65 @@ def test_a_version_that_keeps_crashing_is_suspended_with_its_faults(tmp_path: Pa
     for match_id in crashed:
         assert f"match {match_id}: crashed" in shown
     assert "| boom: two players" in shown
+
+
+SORE_LOSER = ROOT / "tests" / "bots" / "hostile" / "sore_loser.py"
+
+
+def _own_voids(db: Path) -> dict[str, int]:
+    """Each match's own voids (those counted towards MAX_VOIDS)."""
+    if not db.exists():
+        return {}
+    with sqlite3.connect(db, timeout=30) as conn:
+        try:
+            query = "SELECT match_id, COUNT(*) FROM voids WHERE blame = 'match' GROUP BY 1"
+            return dict(conn.execute(query).fetchall())
+        except sqlite3.OperationalError:  # schema not made yet
+            return {}
+
+
+@pytest.mark.timeout(600)  # each void costs a worker's restart: slow on a busy machine
+def test_the_void_limit_holds_in_a_following_ladder_with_a_bot_that_kills_its_referee(
+    tmp_path: Path,
+) -> None:
+    """Unsandboxed, a bot can kill its referee (the worker) after each game it loses. In a
+    following ladder too, each such match is voided MAX_VOIDS times at most, then passed over
+    with its set: the ladder plays on, and only the games the bot won stand."""
+    ladder = tmp_path / "loser.toml"
+    ladder.write_text(
+        'game = "happy_mochi"\nseats = 2\nseed = 5\nsandbox = "rlimits"\n'
+        "[follow]\npoll_s = 0.2\n[options]\nmax_rounds = 1\n"
+        f'[[bots]]\nname = "loser"\ncommand = "python {SORE_LOSER}"\n'
+        f'[[bots]]\nname = "r1"\ncommand = "python {RANDOM} --seed 1"\n'
+        f'[[bots]]\nname = "r2"\ncommand = "python {RANDOM} --seed 2"\n'
+    )
+    db = tmp_path / "loser.db"
+    runner = _start(ladder)
+
+    def moved_on() -> bool:
+        """A match reached the limit, and two more matches were stored since."""
+        blocked = [m for m, n in _own_voids(db).items() if n >= MAX_VOIDS]
+        if not blocked:
+            return False
+        with sqlite3.connect(db, timeout=30) as conn:
+            (since,) = conn.execute(
+                "SELECT COUNT(*) FROM matches WHERE finished_at > "
+                "(SELECT MAX(at) FROM voids WHERE match_id = ?)",
+                (blocked[0],),
+            ).fetchone()
+        return since >= 2
+
+    try:
+        _wait(moved_on, "the ladder to pass over a match at the void limit", timeout=540)
+    finally:
+        _kill(runner)
+    own = _own_voids(db)
+    assert max(own.values()) == MAX_VOIDS  # never more: not played again
+    stored = {r[0] for r in _rows(db)}
+    assert not {m for m, n in own.items() if n == MAX_VOIDS} & stored
+    with sqlite3.connect(db) as conn:
+        loser = conn.execute("SELECT rank, status FROM results WHERE bot = 'loser'").fetchall()
+        others = conn.execute("SELECT COUNT(*) FROM results WHERE bot != 'loser' AND status "
+                              "!= 'ok'").fetchone()[0]  # fmt: skip
+    assert all(rank == 0 and status == "ok" for rank, status in loser)  # only its wins stand
+    assert others == 0
