@@ -45,9 +45,12 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# One table of throughput figures, each beside its floor (bench/throughput.py; a few minutes).
-# The other scripts in bench/ measure one part each and run on their own.
-bench: $(STAMP)
+# Two tables of throughput figures, each beside its floor (bench/throughput.py and
+# bench/decision_loop.py; a few minutes each); FASTCHESS=PATH measures fastchess beside the
+# decision loop (bench/README.md). The other scripts in bench/ measure one part each.
+FASTCHESS ?=
+bench: $(STAMP) bots
+	$(PY) bench/decision_loop.py $(if $(FASTCHESS),--fastchess $(FASTCHESS))
 	$(PY) bench/throughput.py
 
 # The mutation check of the game engines (bench/mutate.py, README "Change a rules engine"): MUTANTS

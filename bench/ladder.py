@@ -40,23 +40,31 @@ from arena.ladder.executor import Executor, LocalExecutor
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results" / "ladder.json"
 BOTS = 4
+RANDOM_BOT = "python sample_bots/python/random_bot.py"
 
 
-def ladder_file(folder: Path, rounds: int, settings: Sequence[str] = ()) -> Path:
+def ladder_file(
+    folder: Path,
+    rounds: int,
+    settings: Sequence[str] = (),
+    game: str = "happy_mochi",
+    short: bool = True,
+    bot: str = RANDOM_BOT,
+) -> Path:
     """4 random bots, 2 seats: 6 tables x 2 rotations per round; ``settings`` are extra
-    top-level lines of the ladder file."""
+    top-level lines of the ladder file; ``short``: Happy Mochi cut to one turn; ``bot`` the
+    bots' command (``--seed N`` is added)."""
     lines = [
-        'game = "happy_mochi"',
+        f"game = {json.dumps(game)}",
         "seats = 2",
         f"rounds = {rounds}",
         f"root = {json.dumps(str(ROOT))}",
         *settings,
-        "[options]",
-        "max_rounds = 1",
-        "max_turns_per_round = 1",
     ]
+    if short:
+        lines += ["[options]", "max_rounds = 1", "max_turns_per_round = 1"]
     for i in range(BOTS):
-        command = f"python sample_bots/python/random_bot.py --seed {i}"
+        command = f"{bot} --seed {i}"
         lines += ["[[bots]]", f'name = "r{i}"', f"command = {json.dumps(command)}"]
     path = folder / "bench.toml"
     path.write_text("\n".join(lines) + "\n")
@@ -90,8 +98,10 @@ def measure(
     rounds: int,
     settings: Sequence[str] = (),
     executor: Callable[[], Executor] | None = None,
+    **kind: Any,
 ) -> dict[str, Any]:
-    """Run the ladder on ``executor()`` (default: ``workers`` local worker processes)."""
+    """Run the ladder (``kind``: :func:`ladder_file`'s keywords) on ``executor()`` (default:
+    ``workers`` local worker processes)."""
     timer = Timer()
     rerate = loop.LadderSchedule.rerate
     originals = (ladder.schedule_of, rerate, store.Store.record_match)
@@ -100,7 +110,7 @@ def measure(
     store.Store.record_match = timer.wrap(store.Store.record_match)
     try:
         with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-            cfg = load_ladder(ladder_file(Path(tmp), rounds, settings))
+            cfg = load_ladder(ladder_file(Path(tmp), rounds, settings, **kind))
             started, cpu = time.perf_counter(), cpu_seconds()
             stored: list[float] = []  # when each match was stored
             with executor() if executor else LocalExecutor(workers) as running:

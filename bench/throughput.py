@@ -90,6 +90,28 @@ def row(
     }
 
 
+def report(rows: list[dict[str, Any]], path: Path, **meta: Any) -> None:
+    """Print ``rows`` as a table and save them in ``path`` with what they were measured on."""
+    shown = [
+        [r["figure"], f"{r['value']} {r['unit']}", r["floor"], r["floor_value"], r["ratio"],
+         r["goal"], {True: "yes", False: "NO", None: ""}[r["met"]], r["load_1min"]]
+        for r in rows
+    ]  # fmt: skip
+    headers = ["figure", "value", "floor", "floor value", "ratio", "goal", "met", "load"]
+    print(tabulate(shown, headers=headers))
+    meta = {
+        "python": platform.python_version(),
+        "zmq": zmq.zmq_version(),
+        "cpus": os.cpu_count(),
+        "sandbox": sandbox.choose(None),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        **meta,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
+    print(f"saved {path}")
+
+
 RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
 
 
@@ -384,24 +406,7 @@ def main() -> None:
         match_start(matches=5 * scale),
         *ladders(fresh_rounds=scale // 2 + 1, reuse_rounds=12 * scale),
     ]
-    shown = [
-        [r["figure"], f"{r['value']} {r['unit']}", r["floor"], r["floor_value"], r["ratio"],
-         r["goal"], {True: "yes", False: "NO", None: ""}[r["met"]], r["load_1min"]]
-        for r in rows
-    ]  # fmt: skip
-    headers = ["figure", "value", "floor", "floor value", "ratio", "goal", "met", "load"]
-    print(tabulate(shown, headers=headers))
-    meta = {
-        "python": platform.python_version(),
-        "zmq": zmq.zmq_version(),
-        "cpus": os.cpu_count(),
-        "sandbox": sandbox.choose(None),
-        "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "quick": args.quick,
-    }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
-    print(f"saved {RESULTS}")
+    report(rows, RESULTS, quick=args.quick)
 
 
 if __name__ == "__main__":

@@ -10,8 +10,9 @@
         run(FirstOption())
 
 ``run`` reads ``ARENA_ENDPOINT`` and ``ARENA_TOKEN`` from the environment (the referee sets them),
-connects a ZeroMQ DEALER (or, with ``ARENA_TRANSPORT=stdio``, uses JSON lines on stdin and
-stdout), says hello, answers every ``turn`` with ``choose`` and returns after ``game_over``.
+connects a ZeroMQ DEALER (or, with ``ARENA_TRANSPORT=pipe`` or ``stdio``, uses its stdin and
+stdout: length-prefixed msgpack or JSON lines), says hello, answers every ``turn`` with
+``choose`` and returns after ``game_over``.
 A bot whose class sets ``reusable = True`` offers to play several matches in one process
 (``hello.reuse``, PROTOCOL.md section 10.1): when the referee accepts, ``run`` waits after each
 ``game_over`` for the next ``welcome``, and ``on_welcome`` must reset everything per match.
@@ -171,20 +172,41 @@ class _StdioLink:
         self.out.close()
 
 
+class _PipeLink(_StdioLink):
+    """Length-prefixed msgpack on stdin and stdout (the ``pipe`` transport)."""
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.out.write(codec.frame(msg))
+        self.out.flush()
+
+    def recv(self) -> dict[str, Any] | None:
+        head = self.inp.read(codec.HEADER.size)
+        if len(head) < codec.HEADER.size:
+            return None
+        (size,) = codec.HEADER.unpack(head)
+        if size > MAX_INBOUND:
+            raise ValueError(f"a referee message of {size} bytes, over {MAX_INBOUND}")
+        return msgpack.unpackb(self.inp.read(size))
+
+
+_LINKS = {"stdio": _StdioLink, "pipe": _PipeLink}
+
+
 def run(bot: Bot, endpoint: str | None = None, token: str | None = None) -> None:
     """Play as ``bot`` until the last ``game_over``; transport, endpoint and token come from the
     environment.
 
-    ``ARENA_TRANSPORT=stdio`` selects JSON lines on stdin/stdout; otherwise the bot connects to
-    ``ARENA_ENDPOINT`` over ZeroMQ. One match, unless ``bot.reusable`` and the referee's
-    ``welcome`` says the process is kept (``reuse``): then the next match starts with a new
-    ``welcome`` on the same connection, and the process ends when the referee stops it (or,
-    over stdio, closes its stdin).
+    ``ARENA_TRANSPORT=pipe`` selects length-prefixed msgpack on stdin/stdout, ``stdio`` JSON
+    lines there; otherwise the bot connects to ``ARENA_ENDPOINT`` over ZeroMQ. One match,
+    unless ``bot.reusable`` and the referee's ``welcome`` says the process is kept
+    (``reuse``): then the next match starts with a new ``welcome`` on the same connection,
+    and the process ends when the referee stops it (or, over pipes, closes its stdin).
     """
     token = token if token is not None else os.environ["ARENA_TOKEN"]
     name = bot.name or os.environ.get("ARENA_BOT_NAME", "") or type(bot).__name__
-    if endpoint is None and os.environ.get("ARENA_TRANSPORT") == "stdio":
-        link: _ZmqLink | _StdioLink = _StdioLink()
+    transport = os.environ.get("ARENA_TRANSPORT", "zmq")
+    if endpoint is None and transport in _LINKS:
+        link: _ZmqLink | _StdioLink = _LINKS[transport]()
     else:
         link = _ZmqLink(endpoint or os.environ["ARENA_ENDPOINT"])
     reuse = False

@@ -1,7 +1,8 @@
 """Encoding and decoding of protocol v1 messages, with hard limits.
 
-One message is one msgpack map with string keys (ZeroMQ: one frame), or the same map as one line
-of JSON (stdio: ``encode_line`` / ``decode_line``). Decoding is where untrusted bytes enter the
+One message is one msgpack map with string keys (ZeroMQ: one frame; pipe: after a 4-byte
+big-endian length, ``frame``), or the same map as one line of JSON (stdio: ``encode_line`` /
+``decode_line``). Decoding is where untrusted bytes enter the
 referee, so every limit is enforced here: total size, string/array/map lengths, nesting depth, no
 ext types, no trailing bytes, string keys only. Every failure is a :class:`ProtocolError` whose
 ``code`` is one of the protocol's error codes (``too_large`` or ``malformed``).
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import struct
 from typing import Any
 
 import msgpack
@@ -21,6 +23,7 @@ MAX_DEPTH = 32
 MAX_STR_LEN = 1 << 16
 MAX_ITEMS = 1 << 14
 INT_RANGE = (-(1 << 63), (1 << 64) - 1)  # what msgpack can carry
+HEADER = struct.Struct(">I")  # the pipe transport's length prefix
 
 
 class ProtocolError(Exception):
@@ -35,6 +38,12 @@ class ProtocolError(Exception):
 def encode(message: dict[str, Any]) -> bytes:
     """Pack a message map; str stays str and bytes stays bin."""
     return msgpack.packb(message, use_bin_type=True)
+
+
+def frame(message: dict[str, Any]) -> bytes:
+    """A message as the pipe transport carries it: its length, then its msgpack bytes."""
+    body = msgpack.packb(message, use_bin_type=True)
+    return HEADER.pack(len(body)) + body
 
 
 def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
@@ -125,12 +134,15 @@ def _is_utf8(text: str) -> bool:
 
 
 _CONTAINERS = frozenset((dict, list))  # the exact types both decoders produce
+_STR = frozenset((str,))
 
 
 def check_shape(obj: Any) -> None:
     """A message must be a map with str keys, nested at most MAX_DEPTH levels."""
     if not isinstance(obj, dict):
         raise ProtocolError("malformed", f"a message must be a map, got {type(obj).__name__}")
+    if _STR.issuperset(map(type, obj)) and _CONTAINERS.isdisjoint(map(type, obj.values())):
+        return  # a flat map of string keys (every action), checked at C speed
     stack: list[tuple[Any, int]] = [(obj, 1)]
     while stack:
         item, depth = stack.pop()

@@ -37,6 +37,7 @@ MAX_VERSIONS = 16  # items in hello.versions
 MAX_VERSION = (1 << 31) - 1
 MAX_INFO_LEN = 1024
 _INT64 = (-(1 << 63), (1 << 63) - 1)
+_IN_INT64 = range(_INT64[0], _INT64[1] + 1).__contains__  # O(1) for an int
 
 # type -> {field: (python type, required)}
 _BOT_FIELDS: dict[str, dict[str, tuple[type, bool]]] = {
@@ -51,6 +52,9 @@ _BOT_FIELDS: dict[str, dict[str, tuple[type, bool]]] = {
     "action": {"seq": (int, True), "choice": (int, True), "info": (str, False)},
     "error": {"code": (str, True), "message": (str, False)},
 }
+
+
+_ABSENT = object()
 
 
 def _fail(message: str) -> ProtocolError:
@@ -121,11 +125,12 @@ def check_bot_message(msg: dict[str, Any]) -> dict[str, Any]:
     if kind != "hello" and msg["v"] != PROTOCOL_VERSION:  # hello may offer other versions
         raise _fail(f"{kind}.v is {msg['v']}, the protocol in use is {PROTOCOL_VERSION}")
     for name, (expected, required) in fields.items():
-        if name not in msg:
+        value = msg.get(name, _ABSENT)
+        if value is _ABSENT:
             if required:
                 raise _fail(f"{kind} has no {name!r} field")
-            continue
-        _check_field(kind, name, msg[name], expected)
+        elif type(value) is not expected or (expected is int and not _IN_INT64(value)):
+            _check_field(kind, name, value, expected)  # raises, unless a subclass is fine
     if kind == "hello":
         versions = msg["versions"]
         if len(versions) > MAX_VERSIONS:

@@ -112,4 +112,4 @@ def test_usage_and_rows_as_a_user_reads_them() -> None:
 @pytest.mark.parametrize("command", ["play", "check-bot"])
 def test_bot_option_names_every_form(command: str) -> None:
     text = " ".join(render((command,)).split())
-    assert "NAME=CMD, stdio:CMD or NAME=stdio:CMD" in text
+    assert "NAME=CMD, pipe:CMD, stdio:CMD, NAME=pipe:CMD or NAME=stdio:CMD" in text

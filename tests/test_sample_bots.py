@@ -1,11 +1,11 @@
 """The sample bots in other languages play every game through the real referee.
 
-Each sample bot (Node and C++ over ZeroMQ, bash + jq and Java over stdio, and the Python random
-bot for reference) plays a full match of every game against the Python random bot; every seat must
-finish ``ok`` having made decisions, the sample bot must leave on its own after ``game_over``,
-and the replay must verify. Then the transports are compared: the Node, C++ and bash bots share a
-deterministic rule (``--rule hash``), so a match with some seats on stdio must be decided exactly
-like the same match all on ZeroMQ.
+Each sample bot (Node and C++ over ZeroMQ and over the pipe transport, bash + jq and Java over
+stdio, and the Python random bot for reference) plays a full match of every game against the
+Python random bot; every seat must finish ``ok`` having made decisions, the sample bot must
+leave on its own after ``game_over``, and the replay must verify. Then the transports are
+compared: the Node, C++ and bash bots share a deterministic rule (``--rule hash``), so a match
+with some seats on stdio or pipe must be decided exactly like the same match all on ZeroMQ.
 
 The Node packages, the C++ binary and the Java classes are built by ``make bots`` (``make test``
 does it first); without them these tests skip and say so.
@@ -38,22 +38,25 @@ SEATS = {"happy_mochi": 2, "mottainai": 2, "mai_star": 3, "motora": 2}
 
 COMMANDS = {
     "node": "sample_bots/node/random_bot.js",
+    "node_pipe": "pipe:sample_bots/node/random_bot.js",
     "cpp": "sample_bots/cpp/build/random_bot",
+    "cpp_pipe": "pipe:sample_bots/cpp/build/random_bot",
     "stdio": "stdio:sample_bots/stdio/random_bot.sh",
     "java": "stdio:java -cp sample_bots/java/build RandomBot",
     "python": "python sample_bots/python/random_bot.py",
 }
+TRANSPORTS = {"node_pipe": "pipe", "cpp_pipe": "pipe", "stdio": "stdio", "java": "stdio"}
 
 
 def require(kind: str) -> None:
     """Skip unless the sample bot ``kind`` can run here (built by `make bots`)."""
-    if kind == "node":
+    if kind.startswith("node"):
         if shutil.which("node") is None:
             pytest.skip("node is not installed: the Node sample bot cannot run")
         for package in ("zeromq", "@msgpack/msgpack"):
             if not (NODE_DIR / "node_modules" / package / "package.json").is_file():
                 pytest.skip(f"Node package {package} not installed: run `make bots`")
-    elif kind == "cpp" and not CPP_BIN.is_file():
+    elif kind.startswith("cpp") and not CPP_BIN.is_file():
         pytest.skip(f"{CPP_BIN.relative_to(ROOT)} not built: run `make bots`")
     elif kind == "java" and not JAVA_CLASS.is_file():
         pytest.skip(f"{JAVA_CLASS.relative_to(ROOT)} not built: run `make bots` (needs a JDK)")
@@ -74,7 +77,9 @@ def check_match(result: MatchResult, replay_path: Path) -> None:
 
 
 @pytest.mark.parametrize("game_id", sorted(SEATS))
-@pytest.mark.parametrize("kind", ["node", "cpp", "stdio", "java", "python"])
+@pytest.mark.parametrize(
+    "kind", ["node", "node_pipe", "cpp", "cpp_pipe", "stdio", "java", "python"]
+)
 def test_sample_bot_plays_every_game(kind: str, game_id: str, tmp_path: Path) -> None:
     require(kind)
     # The sample bot in seat 0 (and 2, for three seats), the Python random bot in seat 1.
@@ -86,7 +91,7 @@ def test_sample_bot_plays_every_game(kind: str, game_id: str, tmp_path: Path) ->
     check_match(result, replay_path)
     for seat in result.seats:
         if seat.name.startswith(f"{kind}-"):
-            assert seat.transport == ("stdio" if kind in ("stdio", "java") else "zmq")
+            assert seat.transport == TRANSPORTS.get(kind, "zmq")
             assert seat.exit_code == 0, f"{seat.name} did not exit 0 after game_over: {seat}"
 
 
@@ -124,6 +129,11 @@ def test_stdio_and_zeromq_seats_decide_alike(game_id: str, tmp_path: Path) -> No
             bot("b", "cpp", "--rule", "hash"),
             bot("c", "python", "--seed", "5"),
         ],
+        "pipe": [
+            bot("a", "node_pipe", "--rule", "hash"),
+            bot("b", "cpp_pipe", "--rule", "hash"),
+            parse_bot(f"c=pipe:{COMMANDS['python']} --seed 5", ROOT),
+        ],
     }
     assert [b.transport for b in lineups["mixed"]] == ["stdio", "zmq", "stdio"]
     plays = {}
@@ -134,10 +144,13 @@ def test_stdio_and_zeromq_seats_decide_alike(game_id: str, tmp_path: Path) -> No
         )
         check_match(result, replay_path)
         assert [s.transport for s in result.seats] == [b.transport for b in bots]
-        assert all(s.exit_code == 0 for s in result.seats), [s.exit_code for s in result.seats]
+        assert all(s.exit_code == 0 for s in result.seats), (
+            label,
+            [s.exit_code for s in result.seats],
+        )
         plays[label] = (result, without_timings(read(replay_path)))
     zmq_result, zmq_play = plays["zeromq"]
-    for label in ("mixed", "java"):
+    for label in ("mixed", "java", "pipe"):
         other_result, other_play = plays[label]
         assert [s.score for s in other_result.seats] == [s.score for s in zmq_result.seats]
         assert other_result.ranks == zmq_result.ranks

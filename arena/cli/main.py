@@ -53,8 +53,8 @@ app.command("serve")(serve)
 
 
 BOT_FORMS = (
-    "CMD, NAME=CMD, stdio:CMD or NAME=stdio:CMD (stdio: JSON lines on stdin and stdout "
-    "instead of ZeroMQ)"
+    "CMD, NAME=CMD, pipe:CMD, stdio:CMD, NAME=pipe:CMD or NAME=stdio:CMD (pipe: length-prefixed "
+    "msgpack on stdin and stdout, stdio: JSON lines there, instead of ZeroMQ)"
 )
 
 
@@ -249,7 +249,10 @@ def check_bot_command(
     ] = DEFAULT_GAMES,
     transport: Annotated[
         str | None,
-        typer.Option(help="zmq or stdio [default: zmq, or stdio for a `stdio:` command]."),
+        typer.Option(
+            help="zmq, pipe or stdio [default: zmq, or the transport of a `pipe:` or `stdio:` "
+            "command]."
+        ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the first deal (then +1 per game).")] = 0,
     players: Annotated[

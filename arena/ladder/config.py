@@ -207,6 +207,7 @@ TOP_KEYS = (
     "sandbox",
     "runtime_paths",
     "reuse",
+    "transport",
     "faults",
     "rating",
     "registry",
@@ -255,7 +256,10 @@ def load_ladder(
     sandbox_limits = replace(sandbox_limits, runtime_paths=runtime)
     before = len(problems)
     following = "follow" in data  # a registry bot with no active version waits, unscheduled
-    bots, refs = _bots(top, root, check_bots, sandbox_limits, level, registry, game, following)
+    transport = top.attempt(lambda: _transport(top), "zmq")
+    bots, refs = _bots(
+        top, root, check_bots, sandbox_limits, level, registry, game, following, transport
+    )
     if not top.attempt(lambda: top.get("reuse", "true or false", True), True):
         bots = tuple(replace(b, reuse=False) for b in bots)  # the organiser turned reuse off
     if seats and len(problems) == before and len(bots) < seats and not following:
@@ -381,9 +385,11 @@ def _bots(
     registry: Path,
     game: Game | None,
     following: bool = False,
+    transport: str = "zmq",
 ) -> tuple[tuple[BotSpec, ...], tuple[tuple[str, str], ...]]:
     """Every bot entry checked on its own, each entry's mistakes recorded; the good ones, and
-    the registry reference of each one named from the registry."""
+    the registry reference of each one named from the registry. ``transport``: the ladder's,
+    for command entries that name none (a registry bot speaks its manifest's)."""
     entries = top.attempt(lambda: top.get("bots", "an array of tables", required=True), [])
     seen: dict[str, tuple[int, str]] = {}
     bots = []
@@ -397,7 +403,7 @@ def _bots(
             if spec is not None:
                 refs.append((spec.name, entry["bot"]))
         else:
-            spec = item.attempt(lambda item=item: _bot(item, root, limits), None)
+            spec = item.attempt(lambda item=item: _bot(item, root, limits, transport), None)
         if spec is None:
             continue
         key = name_key(spec.name)  # ``Greedy`` would pass for ``greedy``
@@ -464,9 +470,18 @@ def _running_level(top: TableReader, level: str | None) -> str:
         raise top.error("sandbox", str(exc)) from None
 
 
-def _bot(item: TableReader, root: Path, limits: SandboxLimits) -> BotSpec:
+def _transport(table: TableReader, default: str = "zmq") -> str:
+    """A ``transport`` key: one of ``TRANSPORTS``."""
+    transport = table.get("transport", "a string", default)
+    if transport not in TRANSPORTS:
+        allowed = ", ".join(TRANSPORTS)
+        raise table.error("transport", f"expected one of {allowed}, got {transport!r}")
+    return transport
+
+
+def _bot(item: TableReader, root: Path, limits: SandboxLimits, transport: str) -> BotSpec:
     """One ``[[bots]]`` entry; without a ``name``, the one its command implies (as on the
-    command line: the script's file stem)."""
+    command line: the script's file stem); without a ``transport``, the ladder's."""
     item.only(("name", "command", "cwd", "transport", "limits", "reuse"))
     command = item.get("command", "a string or an array of strings", required=True)
     try:
@@ -479,10 +494,7 @@ def _bot(item: TableReader, root: Path, limits: SandboxLimits) -> BotSpec:
     name = item.get("name", "a string", default_name(argv, cwd))
     if not is_ref(name):
         raise item.error("name", f"expected {RULE} (or NAME@VERSION), got {shown(name)}")
-    transport = item.get("transport", "a string", "zmq")
-    if transport not in TRANSPORTS:
-        allowed = ", ".join(TRANSPORTS)
-        raise item.error("transport", f"expected one of {allowed}, got {transport!r}")
+    transport = _transport(item, transport)
     own = item.table("limits")
     own.only(SANDBOX_KEYS)
     own_limits = _sandbox_limits(own, limits) if own.data else None

@@ -22,7 +22,9 @@ else in flight, a batch of one) and only then holds a void against the match. Af
 ``host:`` void the worker plays nothing more of its batch: the rest comes back not attempted
 (queued again, as if never handed out), and the runner stops.
 
-Local workers are started with the ``spawn`` method (no forked ZeroMQ state) and ask the
+Local workers are started with the executor, so they import while the runner prepares the
+ladder, and without running the runner's main script again (see ``_main_not_rerun``). They
+are started with the ``spawn`` method (no forked ZeroMQ state) and ask the
 kernel for SIGTERM when the runner dies (``PR_SET_PDEATHSIG``); on SIGTERM a worker kills
 its bots and exits, so a runner killed with SIGKILL leaves no process behind, and a stopped
 runner ends its workers the same way.
@@ -35,11 +37,13 @@ import concurrent.futures as cf
 import contextlib
 import ctypes
 import functools
+import importlib.machinery
 import math
 import multiprocessing
 import os
 import signal
 import socket
+import sys
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -194,13 +198,18 @@ class LocalExecutor(Executor):
         self.origin: dict[Any, tuple[cf.ProcessPoolExecutor, int]] = {}
 
     def _pool(self) -> cf.ProcessPoolExecutor:
+        """A pool whose workers are all started now, while the runner prepares the ladder."""
         _quiet_resource_tracker()
-        return cf.ProcessPoolExecutor(
+        pool = cf.ProcessPoolExecutor(
             self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_worker_start,
             initargs=(os.getpid(),),
         )
+        with _main_not_rerun():
+            for _ in range(self.workers):  # each starts a worker: none is idle before they run
+                pool.submit(os.getpid)
+        return pool
 
     def _renew(self, pool: cf.ProcessPoolExecutor) -> None:
         """A worker of ``pool`` died, which broke it: start a fresh pool, once."""
@@ -241,6 +250,23 @@ class LocalExecutor(Executor):
                 worker.join(STOP_GRACE_S)
                 if worker.is_alive():
                     worker.kill()
+
+
+@contextlib.contextmanager
+def _main_not_rerun() -> Iterator[None]:
+    """Workers started meanwhile do not run the runner's main script again.
+
+    ``spawn`` runs the parent's ``__main__`` file in each new worker, unless ``__main__`` is a
+    module's own ``__main__``; for ``arena`` that is its whole command line, about 1 s of CPU
+    per worker, of which a worker uses nothing (it unpickles ``run_batch`` from this module).
+    """
+    main = sys.modules["__main__"]
+    saved = main.__spec__
+    main.__spec__ = importlib.machinery.ModuleSpec("__main__", None)
+    try:
+        yield
+    finally:
+        main.__spec__ = saved
 
 
 def _quiet_resource_tracker() -> None:

@@ -4,8 +4,9 @@ A command whose program is ``python`` or ``python3``, or that starts with a ``.p
 with the interpreter Arena itself runs under, so Python bots can ``import protocol`` without any
 set-up. Any other program is looked up on ``PATH`` (or taken as a path when it contains ``/``).
 
-A bot talks ZeroMQ (``zmq``, the default) or JSON lines on its stdin and stdout (``stdio``); on the
-command line the transport is a prefix of the command: ``stdio:./my_bot.sh``.
+A bot talks ZeroMQ (``zmq``, the default), length-prefixed msgpack on its stdin and stdout
+(``pipe``: the lean local transport) or JSON lines on them (``stdio``); on the command line the
+transport is a prefix of the command: ``pipe:./my_bot``, ``stdio:./my_bot.sh``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from arena.names import RULE, is_ref, shown
 from arena.sandbox import SandboxLimits
 
 _PYTHON_NAMES = ("python", "python3")
-TRANSPORTS = ("zmq", "stdio")
+TRANSPORTS = ("zmq", "pipe", "stdio")
 
 
 class BotCommandError(ValueError):

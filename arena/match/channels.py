@@ -1,4 +1,4 @@
-"""The referee's end of one bot's connection: ZeroMQ or stdio, the same messages either way.
+"""The referee's end of one bot's connection: ZeroMQ, pipe or stdio, the same messages each way.
 
 A channel reads what arrives from a bot as :class:`Frame` s, checks each into an
 :class:`Inbound` (a valid message, or the protocol error it broke) and sends referee messages.
@@ -14,10 +14,12 @@ match.
   a connection that sends a frame over ``MAXMSGSIZE`` and the bot's DEALER connects again at
   once, so the seat's own connection dropped and followed by a new one is ``oversized``; other
   connections coming and going are only counted.
-* stdio: JSON lines on the bot's stdin and stdout pipes. A line longer than the message limit is
-  ``too_large`` as soon as that many bytes are buffered (the referee never waits for its end),
-  and output that ends without a newline is ``malformed``. What the referee writes waits in an
-  outbox of at most ``OUTBOX_BYTES``: a bot that does not read its stdin is ``overflowed``.
+* pipe and stdio: the bot's stdin and stdout pipes, with length-prefixed msgpack (pipe: the
+  lean local transport, no I/O thread in between) or JSON lines (stdio: any language without a
+  library). A message over the limit is ``too_large`` as soon as its length is known (pipe: its
+  header; stdio: that many bytes without a newline), and output that ends in the middle of a
+  message is ``malformed``. What the referee writes waits in an outbox of at most
+  ``OUTBOX_BYTES``: a bot that does not read its stdin is ``overflowed``.
 
 Reading is in two steps so that one seat cannot make another's answer late: ``receive`` takes
 raw :class:`Frame` s (at most ``WAKE_MESSAGES`` messages or one message's worth of bytes per
@@ -31,6 +33,7 @@ import contextlib
 import itertools
 import json
 import os
+import select
 import time
 from dataclasses import dataclass
 from functools import cached_property
@@ -48,7 +51,8 @@ SNDHWM = 64  # referee messages queued for a bot that does not read
 BACKLOG = 8  # connections waiting to be accepted
 MAX_CONNECTIONS = 4  # connections a bot may open to its socket over a match
 WAKE_MESSAGES = 16  # messages read from one seat per wake, so a flooding bot cannot starve others
-OUTBOX_BYTES = 8 << 20  # referee output a stdio bot may leave unread
+OUTBOX_BYTES = 8 << 20  # referee output a stdio or pipe bot may leave unread
+BYTES_SKIPPED = 8  # times max_message_bytes of oversized pipe messages dropped before a flood
 EXCERPT_CHARS = 300
 READ_CHUNK = 1 << 16
 _MONITORS = itertools.count()  # inproc addresses of the sockets' monitors
@@ -107,6 +111,8 @@ class Channel(Protocol):
     @property
     def pending(self) -> bool: ...
 
+    def wants(self, ready: dict[Any, int]) -> bool: ...
+
     def env(self) -> dict[str, str]: ...
 
     def receive(self, ready: dict[Any, int]) -> list[Frame]: ...
@@ -116,6 +122,10 @@ class Channel(Protocol):
     def send(self, msg: dict[str, Any]) -> None: ...
 
     def trouble(self) -> Trouble | None: ...
+
+    def idle(self) -> bool: ...
+
+    def new_match(self) -> None: ...
 
     def close(self) -> None: ...
 
@@ -230,6 +240,10 @@ class ZmqChannel:
     def pending(self) -> bool:
         return False  # zmq_poll reports messages left in the socket at every poll
 
+    def wants(self, ready: dict[Any, int]) -> bool:
+        """Something to read on the socket or its monitor."""
+        return not self.closed and (self.socket in ready or self.monitor in ready)
+
     @property
     def overrun(self) -> bool:
         """More connections than a bot may open (each costs the referee a descriptor)."""
@@ -295,8 +309,11 @@ class ZmqChannel:
                 self.owner_fd = None  # the number may come back for a new connection
 
     def idle(self) -> bool:
-        """Nothing happened since the last read: no message, no connection come or gone."""
-        return not (self.monitor.poll(0) or self.socket.get(zmq.EVENTS) & zmq.POLLIN)
+        """Nothing happened since the last read (no message, no connection come or gone) and
+        the bot holds its one connection only: a kept process's test."""
+        if self.closed or self.monitor.poll(0) or self.socket.get(zmq.EVENTS) & zmq.POLLIN:
+            return False
+        return not self.dropped and self.connections == 1
 
     def new_match(self) -> None:
         """A kept process's next match: its connection cap counts anew from its one
@@ -349,10 +366,17 @@ def _monitor(ctx: zmq.Context, socket: zmq.Socket) -> zmq.Socket:
     return monitor
 
 
-class StdioChannel:
-    """JSON lines over a bot's stdin and stdout pipes (non-blocking fds from the sandbox)."""
+class StreamChannel:
+    """A bot's stdin and stdout pipes (non-blocking fds from the sandbox), carrying one message
+    after another; how a message is framed is the subclass's (:class:`StdioChannel`,
+    :class:`PipeChannel`).
 
-    transport = "stdio"
+    Reading never holds more than one message's worth of bytes unparsed; what the referee writes
+    waits in an outbox of at most ``OUTBOX_BYTES`` (a bot that does not read is ``overflowed``).
+    """
+
+    transport = ""
+    overhead = 0  # framing bytes a message may take beyond max_bytes
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
@@ -361,6 +385,9 @@ class StdioChannel:
         self.inbox = bytearray()
         self.outbox = bytearray()
         self.closed = False  # stdout reached end of file
+        # Whole messages left over from an earlier wake (poll would not report them), or the
+        # rest of an output that has ended: set by each receive, the only reader of the inbox.
+        self.pending = False
 
     def attach(self, stdin: int, stdout: int) -> None:
         self.stdin, self.stdout = stdin, stdout
@@ -384,43 +411,53 @@ class StdioChannel:
             return Trouble("flood", why, after_game=True)
         return None
 
-    @property
-    def pending(self) -> bool:
-        """Whole lines left over from an earlier wake (poll would not report them)."""
-        return b"\n" in self.inbox or (self.closed and bool(self.inbox))
+    def wants(self, ready: dict[Any, int]) -> bool:
+        """Something to read, messages left over, or room to write what waits."""
+        if self.pending or (self.stdout in ready and not self.closed):
+            return True
+        return bool(self.outbox) and self.stdin in ready
 
     @property
     def overflowed(self) -> bool:
         """More referee output waits than a bot that reads its stdin would ever leave."""
         return len(self.outbox) > OUTBOX_BYTES
 
+    def idle(self) -> bool:
+        """Nothing left unread or unsent, and nothing more to read (a kept process's test)."""
+        if self.closed or self.inbox or self.outbox or self.stdout is None:
+            return False
+        return not select.select([self.stdout], [], [], 0)[0]
+
+    def new_match(self) -> None:
+        """A kept process's next match: nothing carries over."""
+
     def receive(self, ready: dict[Any, int]) -> list[Frame]:
-        if self.writing is not None and self.writing in ready:
+        if self.outbox and self.stdin in ready:
             self._flush()
-        if self.stdout is not None and self.stdout in ready and not self.closed:
+        if self.stdout in ready and not self.closed:
             self._read()
         frames: list[Frame] = []
         size = 0
         while len(frames) < WAKE_MESSAGES and size < self.max_bytes:
-            end = self.inbox.find(b"\n")
-            if end < 0:
+            frame = self._split()
+            if frame is None:
                 break
-            frames.append(Frame(bytes(self.inbox[:end]), time.monotonic()))
-            del self.inbox[: end + 1]
-            size += end
-        if frames:
-            return frames
-        if len(self.inbox) > self.max_bytes:
-            why = f"a line of over {self.max_bytes} bytes with no end in sight"
-            frames.append(self._rest(ProtocolError("too_large", why)))
-        elif self.closed and self.inbox:
-            why = "output ends in a line without a newline"
-            frames.append(self._rest(ProtocolError("malformed", why)))
+            frames.append(frame)
+            size += len(frame.data)
+        if not frames:
+            broken = self._broken()
+            if broken is not None:
+                frames.append(self._rest(broken))
+            elif self.closed and self.inbox:
+                frames.append(self._rest(ProtocolError("malformed", self.unfinished)))
+        self.pending = self._whole() or (self.closed and bool(self.inbox))
         return frames
 
     def _read(self) -> None:
-        """Read all there is, but never hold more than one message's worth unparsed."""
-        while not self.closed and len(self.inbox) <= self.max_bytes:
+        """Read all there is, but never hold more than one message's worth unparsed, nor read
+        more than that in one wake (dropped bytes count)."""
+        budget = most = self.max_bytes + self.overhead
+        while not self.closed and budget >= 0 and len(self.inbox) <= most:
             try:
                 chunk = os.read(self.stdout, READ_CHUNK)
             except BlockingIOError:
@@ -428,7 +465,14 @@ class StdioChannel:
             except OSError:
                 chunk = b""
             self.closed = not chunk
-            self.inbox += chunk
+            budget -= len(chunk)
+            self.inbox += self._kept(chunk)
+            if 0 < len(chunk) < READ_CHUNK:  # the pipe is empty for now: poll tells of more
+                break
+
+    def _kept(self, chunk: bytes) -> bytes:
+        """What of a chunk read is kept in the inbox (all of it, unless a message is skipped)."""
+        return chunk
 
     def _rest(self, error: ProtocolError) -> Frame:
         """What is left of the output, as one broken message (its start kept for the excerpt)."""
@@ -436,13 +480,10 @@ class StdioChannel:
         self.inbox.clear()
         return frame
 
-    def check(self, frame: Frame) -> Inbound:
-        return _check(frame, codec.decode_line, self.max_bytes)
-
     def send(self, msg: dict[str, Any]) -> None:
         if self.stdin is None or self.overflowed:
             return
-        self.outbox += codec.encode_line(msg)
+        self.outbox += self._encode(msg)
         self._flush()
 
     def _flush(self) -> None:
@@ -457,3 +498,129 @@ class StdioChannel:
 
     def close(self) -> None:
         self.outbox.clear()
+
+    # -- the framing ------------------------------------------------------------------------
+
+    unfinished = "output ends in the middle of a message"
+
+    def _whole(self) -> bool:
+        """A whole message waits in the inbox."""
+        raise NotImplementedError
+
+    def _split(self) -> Frame | None:
+        """The next whole message, taken out of the inbox; None when there is none yet."""
+        raise NotImplementedError
+
+    def _broken(self) -> ProtocolError | None:
+        """Why the inbox can never make a valid message, whatever comes next."""
+        raise NotImplementedError
+
+    def _encode(self, msg: dict[str, Any]) -> bytes:
+        raise NotImplementedError
+
+    def check(self, frame: Frame) -> Inbound:
+        raise NotImplementedError
+
+
+class StdioChannel(StreamChannel):
+    """JSON lines: a line longer than the message limit is ``too_large`` as soon as that many
+    bytes are buffered (the referee never waits for its end)."""
+
+    transport = "stdio"
+    unfinished = "output ends in a line without a newline"
+
+    def _whole(self) -> bool:
+        return b"\n" in self.inbox
+
+    def _split(self) -> Frame | None:
+        end = self.inbox.find(b"\n")
+        if end < 0:
+            return None
+        frame = Frame(bytes(self.inbox[:end]), time.monotonic())
+        del self.inbox[: end + 1]
+        return frame
+
+    def _broken(self) -> ProtocolError | None:
+        if len(self.inbox) > self.max_bytes:
+            why = f"a line of over {self.max_bytes} bytes with no end in sight"
+            return ProtocolError("too_large", why)
+        return None
+
+    def _encode(self, msg: dict[str, Any]) -> bytes:
+        return codec.encode_line(msg)
+
+    def check(self, frame: Frame) -> Inbound:
+        return _check(frame, codec.decode_line, self.max_bytes)
+
+
+class PipeChannel(StreamChannel):
+    """Length-prefixed msgpack (``codec.HEADER``: 4 bytes, big-endian, then the message).
+
+    A length over the message limit is ``too_large`` as soon as its header is read; the message
+    itself is then skipped as it arrives, never kept, so the stream stays in step and the seat
+    may play on if the policy substitutes. Skipped bytes are charged like messages: past
+    ``BYTES_SKIPPED`` times the limit over a match it is a ``flood``.
+    """
+
+    transport = "pipe"
+    overhead = codec.HEADER.size
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(max_bytes)
+        self.skip = 0  # bytes of an oversized message still to come, to be dropped
+        self.skipped = 0  # bytes dropped so far in the match
+
+    def new_match(self) -> None:
+        self.skipped = 0
+
+    def trouble(self) -> Trouble | None:
+        if self.skipped > BYTES_SKIPPED * self.max_bytes:
+            why = f"sent over {BYTES_SKIPPED * self.max_bytes} bytes of oversized messages"
+            return Trouble("flood", why)
+        return super().trouble()
+
+    def _kept(self, chunk: bytes) -> bytes:
+        if not self.skip:
+            return chunk
+        dropped = min(self.skip, len(chunk))
+        self.skip -= dropped
+        self.skipped += dropped
+        return chunk[dropped:]
+
+    def _size(self) -> int | None:
+        head = self.overhead
+        return codec.HEADER.unpack_from(self.inbox)[0] if len(self.inbox) >= head else None
+
+    def _whole(self) -> bool:
+        size = self._size()
+        if size is None:
+            return False
+        return size > self.max_bytes or len(self.inbox) >= self.overhead + size
+
+    def _split(self) -> Frame | None:
+        size = self._size()
+        if size is None:
+            return None
+        head = self.overhead
+        if size > self.max_bytes:
+            shown = bytes(self.inbox[head : head + EXCERPT_CHARS])
+            why = f"message of {size} bytes exceeds {self.max_bytes}"
+            frame = Frame(shown, time.monotonic(), error=ProtocolError("too_large", why))
+            here = len(self.inbox) - head  # the inbox never holds a whole oversized message
+            self.skip, self.skipped = size - here, self.skipped + here
+            self.inbox.clear()
+            return frame
+        if len(self.inbox) < head + size:
+            return None
+        frame = Frame(bytes(self.inbox[head : head + size]), time.monotonic())
+        del self.inbox[: head + size]
+        return frame
+
+    def _broken(self) -> ProtocolError | None:
+        return None  # an oversized header is seen by _split, and ends nothing
+
+    def _encode(self, msg: dict[str, Any]) -> bytes:
+        return codec.frame(msg)
+
+    def check(self, frame: Frame) -> Inbound:
+        return _check(frame, codec.decode, self.max_bytes)

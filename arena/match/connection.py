@@ -9,7 +9,8 @@ this machine to start one raises ``sandbox.HostError`` (the match is void, no bo
 while a program that does not exist raises ``OSError`` (the bot's own fault).
 
 A process may be kept for the next match (``arena.match.pool``) when the pool, the bot and the
-organiser all allow it: only ZeroMQ bots, whose socket and log then live in the pool's folder.
+organiser all allow it, whatever its transport: its log (and a ZeroMQ bot's socket) then live in
+the pool's folder.
 """
 
 from __future__ import annotations
@@ -24,8 +25,19 @@ import zmq
 
 from arena import sandbox
 from arena.match.bots import BotSpec
-from arena.match.channels import Channel, Frame, Inbound, StdioChannel, Trouble, ZmqChannel
+from arena.match.channels import (
+    Channel,
+    Frame,
+    Inbound,
+    PipeChannel,
+    StdioChannel,
+    StreamChannel,
+    Trouble,
+    ZmqChannel,
+)
 from arena.match.pool import BotPool, Kept
+
+STREAMS: dict[str, type[StreamChannel]] = {"pipe": PipeChannel, "stdio": StdioChannel}
 
 DRAIN_ROUNDS = 64  # reads taken from a channel when its bot has exited
 EOF_GRACE_S = 0.5  # how long a dead stdio bot's unfinished line may wait for its pipe to close
@@ -43,16 +55,19 @@ class Connection:
         self.watched = False  # its pidfd is in the poller
         self.exit_code: int | None = None
         self.usage = sandbox.Usage()
+        self.stream = channel if isinstance(channel, StreamChannel) else None
+        self.polling_stdin = self.polling_stdout = False  # a stream's pipes in the poller
         for handle in channel.handles:
             poller.register(handle, zmq.POLLIN)
 
     def attach(self, proc: sandbox.BotProcess) -> None:
-        """Watch the bot's process: its exit, and a stdio bot's pipes."""
+        """Watch the bot's process: its exit, and a pipe or stdio bot's pipes."""
         self.proc = proc
-        if isinstance(self.channel, StdioChannel):
+        if self.stream is not None:
             assert proc.stdin is not None and proc.stdout is not None
-            self.channel.attach(proc.stdin, proc.stdout)
+            self.stream.attach(proc.stdin, proc.stdout)
             self.poller.register(proc.stdout, zmq.POLLIN)
+            self.polling_stdout = True
         self.poller.register(proc.pidfd, zmq.POLLIN)
         self.watched = True
 
@@ -67,23 +82,26 @@ class Connection:
     # -- reading and writing ----------------------------------------------------------------
 
     def watch_output(self) -> None:
-        """Poll a stdio bot's stdin for room while output waits, and its stdout until EOF."""
-        channel = self.channel
-        if not isinstance(channel, StdioChannel) or channel.stdin is None:
+        """Poll a pipe or stdio bot's stdin for room while output waits, and its stdout until
+        EOF."""
+        stream = self.stream
+        if stream is None or stream.stdin is None:
             return
-        if channel.writing is not None:
-            self.poller.register(channel.stdin, zmq.POLLOUT)
-        elif channel.stdin in self.poller:
-            self.poller.unregister(channel.stdin)
-        if channel.closed and channel.stdout in self.poller:
-            self.poller.unregister(channel.stdout)
+        writing = bool(stream.outbox)
+        if writing != self.polling_stdin:
+            if writing:
+                self.poller.register(stream.stdin, zmq.POLLOUT)
+            elif stream.stdin in self.poller:
+                self.poller.unregister(stream.stdin)
+            self.polling_stdin = writing
+        if stream.closed and self.polling_stdout:
+            if stream.stdout in self.poller:
+                self.poller.unregister(stream.stdout)
+            self.polling_stdout = False
 
     def ready(self, ready: dict[Any, int]) -> bool:
-        """Something to read (or room to write) on this connection, or lines left over."""
-        handles = list(self.channel.handles)
-        if isinstance(self.channel, StdioChannel) and self.channel.writing is not None:
-            handles.append(self.channel.writing)
-        return self.channel.pending or any(h in ready for h in handles)
+        """Something to read (or room to write) on this connection, or messages left over."""
+        return self.channel.wants(ready)
 
     def receive(self, ready: dict[Any, int]) -> list[Frame]:
         return self.channel.receive(ready)
@@ -112,13 +130,14 @@ class Connection:
                 return
 
     def _awaits_eof(self, deadline: float) -> bool:
-        """Wait (bounded) for the end of a dead stdio bot's output if it left half a line.
+        """Wait (bounded) for the end of a dead bot's output if it left half a message.
 
         The pidfd can fire while a process of the bot's sandbox (bwrap's init) still holds the
-        pipe, so the end of file that makes the half line ``malformed`` may come a moment later.
+        pipe, so the end of file that makes the half message ``malformed`` may come a moment
+        later.
         """
         channel = self.channel
-        if not isinstance(channel, StdioChannel) or channel.closed or not channel.inbox:
+        if not isinstance(channel, StreamChannel) or channel.closed or not channel.inbox:
             return False
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -188,8 +207,8 @@ class Seating:
         self.lane = lane  # the seat rotation: a kept process plays only its own lane
 
     def may_keep(self, spec: BotSpec) -> bool:
-        """Reuse is possible for this bot: a pool, a ZeroMQ bot the organiser lets be kept."""
-        return self.pool is not None and spec.reuse and spec.transport == "zmq"
+        """Reuse is possible for this bot: a pool, and the organiser lets it be kept."""
+        return self.pool is not None and spec.reuse
 
     def limits_of(self, spec: BotSpec) -> sandbox.SandboxLimits:
         return spec.limits or self.limits
@@ -207,8 +226,8 @@ class Seating:
                 connection.attach(kept.proc)
                 return connection
         channel: Channel
-        if spec.transport == "stdio":
-            channel = StdioChannel(self.max_bytes)
+        if spec.transport in STREAMS:
+            channel = STREAMS[spec.transport](self.max_bytes)
         else:
             path = self.folder / f"seat{index}.sock"
             if self.pool is not None and self.may_keep(spec):
@@ -234,21 +253,21 @@ class Seating:
                 spec.argv(),
                 cwd=spec.cwd,
                 env=env,
-                log_path=self._log_path(index, spec, zmq_channel),
+                log_path=self._log_path(index, spec),
                 limits=self.limits_of(spec),
                 socket_path=zmq_channel.path if zmq_channel is not None else None,
-                stdio=isinstance(channel, StdioChannel),
+                stdio=isinstance(channel, StreamChannel),
                 level=self.level,
             )
         except sandbox.SandboxError as exc:  # the level is not available on this machine
             raise sandbox.HostError(str(exc)) from None
         connection.attach(proc)
 
-    def _log_path(self, index: int, spec: BotSpec, channel: ZmqChannel | None) -> Path:
-        """Beside the socket in the pool's folder when the process may be kept (it outlives
-        the match's folder), else in the match's folder."""
-        if channel is not None and self.may_keep(spec):
-            return channel.path.with_suffix(".log")
+    def _log_path(self, index: int, spec: BotSpec) -> Path:
+        """In the pool's folder when the process may be kept (it outlives the match's folder),
+        else in the match's folder."""
+        if self.pool is not None and self.may_keep(spec):
+            return self.pool.place(".log")
         return self.folder / f"seat{index}.log"
 
     def keep(self, connection: Connection, spec: BotSpec) -> bool:
@@ -256,6 +275,6 @@ class Seating:
         channel, proc = connection.channel, connection.proc
         if self.pool is None or not self.may_keep(spec) or connection.stopped:
             return False
-        assert isinstance(channel, ZmqChannel) and proc is not None
+        assert proc is not None
         self.pool.give(self._key(spec), Kept(proc, channel, connection.token))
         return True

@@ -3,7 +3,7 @@
 Starting a bot costs far more than playing a short match, so a bot that offers it (``hello``
 ``reuse``, PROTOCOL.md section 10.1) and that the organiser lets be reused (``BotSpec.reuse``)
 is kept after a match it finished cleanly, and the next match sends it a new ``welcome`` on
-the same connection. Only ZeroMQ bots are kept.
+the same connection, whatever its transport.
 
 A kept process sits in a **lane**: the ladder passes the seat rotation of the match, and each
 duplicate set plays every deal once per rotation, so a process that plays only one rotation
@@ -33,7 +33,7 @@ from typing import Any
 import zmq
 
 from arena import sandbox
-from arena.match.channels import ZmqChannel
+from arena.match.channels import Channel
 from arena.sandbox import kept as held
 
 MAX_IDLE = 32  # kept processes per worker
@@ -45,16 +45,13 @@ class Kept:
     """A process that finished its match cleanly, with its channel and seat token."""
 
     proc: sandbox.BotProcess
-    channel: ZmqChannel
+    channel: Channel
     token: str
     memory_kb: int = 0  # what it held when it was stopped
 
     def fit(self) -> bool:
         """Still running, silent since it was last read, and on its one connection only."""
-        channel = self.channel
-        if channel.closed or self.proc.poll() is not None or not channel.idle():
-            return False  # it connected, disconnected or spoke while nobody asked it anything
-        return not channel.dropped and channel.connections == 1
+        return self.proc.poll() is None and self.channel.idle()
 
 
 class BotPool:

@@ -417,7 +417,8 @@ class Referee:
             self._late(seat, ask)
             return
         seat.ask = None
-        self.rulings.slow(seat.ledger, ask, timing, seat.clock.bank_ms, item.excerpt)
+        if timing.over_ms > 0:  # the excerpt is rendered only for an incident that quotes it
+            self.rulings.slow(seat.ledger, ask, timing, seat.clock.bank_ms, item.excerpt)
         choice = msg["choice"]
         options = ask.decision.options
         if not 0 <= choice < len(options):

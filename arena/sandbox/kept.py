@@ -32,9 +32,11 @@ _PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 
 def _stat(pid: int) -> list[str] | None:
-    """The fields of /proc/PID/stat after the command name (state, ppid, pgrp, ...)."""
+    """The fields of /proc/PID/stat after the command name (state, ppid, pgrp, ...); read
+    several times between every two matches of a kept bot, so without pathlib."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].decode().split()
     except (OSError, IndexError):
         return None
 
@@ -71,14 +73,17 @@ def itself(proc: BotProcess, pids: list[int]) -> set[int]:
     return set(chain)
 
 
-def _stop_all(proc: BotProcess) -> None:
+def _stop_all(proc: BotProcess) -> list[int]:
     """SIGSTOP every process of the bot until no new one shows up: a process forked while a
-    round ran is caught by the next, and stopped ones fork no more."""
+    round ran is caught by the next, and stopped ones fork no more. Returns the last round's
+    members (every process of the bot, all stopped, unless the rounds ran out of time)."""
     stopped: set[int] = set()
     deadline = time.monotonic() + _ROUNDS_S
-    while todo := [pid for pid in members(proc) if pid not in stopped]:
-        if time.monotonic() > deadline:
-            return
+    while True:
+        found = members(proc)
+        todo = [pid for pid in found if pid not in stopped]
+        if not todo or time.monotonic() > deadline:
+            return found
         _send(todo, signal.SIGSTOP)
         stopped.update(todo)
 
@@ -102,8 +107,7 @@ def _send(pids: list[int], sig: int) -> None:
 
 def hold(proc: BotProcess) -> None:
     """Between matches: stop every process of the bot, then kill all but the bot itself."""
-    _stop_all(proc)
-    _kill_all_but(proc, itself(proc, members(proc)))
+    _kill_all_but(proc, itself(proc, _stop_all(proc)))
 
 
 def release(proc: BotProcess) -> None:

@@ -6,14 +6,22 @@
 //   hash    option (seq * 7 + seat) % count: deterministic, the same rule as the Node and stdio
 //           sample bots.
 //
-// The referee sets ARENA_ENDPOINT (a ZeroMQ endpoint) and ARENA_TOKEN. The bot connects a DEALER,
-// sends `hello`, answers every `turn` with an `action` echoing its `seq`, and exits after
-// `game_over` (or a fatal `error`). Each message is one frame holding one msgpack map.
+// The referee sets ARENA_TRANSPORT, ARENA_TOKEN and, for ZeroMQ, ARENA_ENDPOINT. Over `zmq` the
+// bot connects a DEALER (one msgpack map per frame); over `pipe` it reads its stdin and writes its
+// stdout, each message a 4-byte big-endian length and then the msgpack map. It sends `hello`
+// (offering reuse and protocol 1.2's view deltas), answers every `turn` with an `action` echoing
+// its `seq`, and after `game_over` exits, or waits for the next `welcome` when the referee keeps
+// the process (`welcome.reuse`).
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -25,17 +33,7 @@
 namespace {
 
 constexpr int kProtocolVersion = 1;
-
-// A decoded message from the referee, reduced to the fields this bot needs.
-struct Inbound {
-  std::string type;
-  std::int64_t seq = -1;
-  std::int64_t seat = -1;
-  std::size_t option_count = 0;
-  bool fatal = false;
-  std::string code;
-  std::string message;
-};
+constexpr int kProtocolMinor = 2;  // 1.2: view deltas and game data sent once per process
 
 std::string as_string(const msgpack::object& o) {
   if (o.type == msgpack::type::STR) return std::string(o.via.str.ptr, o.via.str.size);
@@ -48,35 +46,66 @@ std::optional<std::int64_t> as_int(const msgpack::object& o) {
   return std::nullopt;
 }
 
-// Reads the top-level map; unknown fields are ignored, as the protocol requires.
-std::optional<Inbound> parse(const zmq::message_t& frame) {
-  msgpack::object_handle handle =
-      msgpack::unpack(static_cast<const char*>(frame.data()), frame.size());
-  const msgpack::object& root = handle.get();
-  if (root.type != msgpack::type::MAP) return std::nullopt;
-  Inbound in;
-  for (std::uint32_t i = 0; i < root.via.map.size; ++i) {
-    const msgpack::object_kv& kv = root.via.map.ptr[i];
-    const std::string key = as_string(kv.key);
-    const msgpack::object& val = kv.val;
-    if (key == "type") {
-      in.type = as_string(val);
-    } else if (key == "seq") {
-      in.seq = as_int(val).value_or(-1);
-    } else if (key == "seat") {
-      in.seat = as_int(val).value_or(-1);
-    } else if (key == "options" && val.type == msgpack::type::ARRAY) {
-      in.option_count = val.via.array.size;
-    } else if (key == "fatal" && val.type == msgpack::type::BOOLEAN) {
-      in.fatal = val.via.boolean;
-    } else if (key == "code") {
-      in.code = as_string(val);
-    } else if (key == "message") {
-      in.message = as_string(val);
+const msgpack::object* field(const msgpack::object& map, std::string_view key) {
+  if (map.type != msgpack::type::MAP) return nullptr;
+  for (std::uint32_t i = 0; i < map.via.map.size; ++i) {
+    const msgpack::object_kv& kv = map.via.map.ptr[i];
+    if (kv.key.type == msgpack::type::STR &&
+        std::string_view(kv.key.via.str.ptr, kv.key.via.str.size) == key) {
+      return &kv.val;
     }
   }
-  return in;
+  return nullptr;
 }
+
+// What the bot knows of its match: the view as the referee last described it, field by field
+// (a full `view`, or a `view_delta` applied to the one before), and the game's static data.
+class Knowledge {
+ public:
+  // A new match: a new view; the game data stays unless the welcome carries new data.
+  void welcome(const msgpack::object& msg) {
+    view_.clear();
+    const msgpack::object* game = field(msg, "game");
+    const msgpack::object* data = game != nullptr ? field(*game, "data") : nullptr;
+    if (data != nullptr) data_ = msgpack::clone(*data);
+  }
+
+  void update(const msgpack::object& msg) {
+    if (const msgpack::object* full = field(msg, "view")) {
+      view_.clear();
+      set_all(*full);
+    }
+    if (const msgpack::object* delta = field(msg, "view_delta")) {
+      if (const msgpack::object* set = field(*delta, "set")) set_all(*set);
+      const msgpack::object* unset = field(*delta, "unset");
+      if (unset != nullptr && unset->type == msgpack::type::ARRAY) {
+        for (std::uint32_t i = 0; i < unset->via.array.size; ++i) {
+          view_.erase(as_string(unset->via.array.ptr[i]));
+        }
+      }
+    }
+  }
+
+  // A view field (nullptr if absent), e.g. view("hand").
+  const msgpack::object* view(const std::string& key) const {
+    auto it = view_.find(key);
+    return it == view_.end() ? nullptr : &it->second.get();
+  }
+
+  const msgpack::object& data() const { return data_.get(); }
+
+ private:
+  void set_all(const msgpack::object& map) {
+    if (map.type != msgpack::type::MAP) return;
+    for (std::uint32_t i = 0; i < map.via.map.size; ++i) {
+      const msgpack::object_kv& kv = map.via.map.ptr[i];
+      view_[as_string(kv.key)] = msgpack::clone(kv.val);
+    }
+  }
+
+  std::map<std::string, msgpack::object_handle> view_;
+  msgpack::object_handle data_;
+};
 
 void pack_str(msgpack::packer<msgpack::sbuffer>& pk, std::string_view s) {
   pk.pack_str(static_cast<std::uint32_t>(s.size()));
@@ -86,7 +115,7 @@ void pack_str(msgpack::packer<msgpack::sbuffer>& pk, std::string_view s) {
 msgpack::sbuffer hello(const std::string& token, const std::string& name) {
   msgpack::sbuffer buf;
   msgpack::packer<msgpack::sbuffer> pk(buf);
-  pk.pack_map(7);
+  pk.pack_map(9);
   pack_str(pk, "v");
   pk.pack(kProtocolVersion);
   pack_str(pk, "type");
@@ -94,6 +123,8 @@ msgpack::sbuffer hello(const std::string& token, const std::string& name) {
   pack_str(pk, "versions");
   pk.pack_array(1);
   pk.pack(kProtocolVersion);
+  pack_str(pk, "minor");
+  pk.pack(kProtocolMinor);
   pack_str(pk, "token");
   pack_str(pk, token);
   pack_str(pk, "name");
@@ -101,7 +132,9 @@ msgpack::sbuffer hello(const std::string& token, const std::string& name) {
   pack_str(pk, "lang");
   pack_str(pk, "c++");
   pack_str(pk, "bot_version");
-  pack_str(pk, "1.0.0");
+  pack_str(pk, "1.1.0");
+  pack_str(pk, "reuse");  // every match is played as by a fresh process: see `welcome` below
+  pk.pack(true);
   return buf;
 }
 
@@ -120,9 +153,75 @@ msgpack::sbuffer action(std::int64_t seq, std::int64_t choice) {
   return buf;
 }
 
-void send(zmq::socket_t& sock, const msgpack::sbuffer& buf) {
-  sock.send(zmq::const_buffer(buf.data(), buf.size()), zmq::send_flags::none);
-}
+// One message at a time to and from the referee.
+class Link {
+ public:
+  virtual ~Link() = default;
+  virtual void send(const msgpack::sbuffer& buf) = 0;
+  // The next message's bytes; false when the referee has gone.
+  virtual bool recv(std::string& out) = 0;
+};
+
+class ZmqLink : public Link {
+ public:
+  explicit ZmqLink(const char* endpoint) : ctx_(1), sock_(ctx_, zmq::socket_type::dealer) {
+    sock_.set(zmq::sockopt::linger, 1000);  // let the last message leave before it closes
+    sock_.connect(endpoint);
+  }
+
+  void send(const msgpack::sbuffer& buf) override {
+    sock_.send(zmq::const_buffer(buf.data(), buf.size()), zmq::send_flags::none);
+  }
+
+  bool recv(std::string& out) override {
+    zmq::message_t frame;
+    if (!sock_.recv(frame, zmq::recv_flags::none)) return false;
+    out.assign(static_cast<const char*>(frame.data()), frame.size());
+    return true;
+  }
+
+ private:
+  zmq::context_t ctx_;
+  zmq::socket_t sock_;
+};
+
+// stdin and stdout, each message a 4-byte big-endian length and its bytes. Nothing else may
+// be written on stdout: logs go to stderr.
+class PipeLink : public Link {
+ public:
+  void send(const msgpack::sbuffer& buf) override {
+    std::string out(4, '\0');
+    const auto size = static_cast<std::uint32_t>(buf.size());
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(size >> (24 - 8 * i));
+    out.append(buf.data(), buf.size());
+    for (std::size_t done = 0; done < out.size();) {
+      const ssize_t n = ::write(1, out.data() + done, out.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) std::exit(1);  // the referee closed our stdout: nothing left to do
+      done += static_cast<std::size_t>(n);
+    }
+  }
+
+  bool recv(std::string& out) override {
+    unsigned char head[4];
+    if (!read_exactly(reinterpret_cast<char*>(head), 4)) return false;
+    const std::uint32_t size = (std::uint32_t{head[0]} << 24) | (std::uint32_t{head[1]} << 16) |
+                               (std::uint32_t{head[2]} << 8) | std::uint32_t{head[3]};
+    out.resize(size);
+    return read_exactly(out.data(), size);
+  }
+
+ private:
+  static bool read_exactly(char* into, std::size_t size) {
+    for (std::size_t done = 0; done < size;) {
+      const ssize_t n = ::read(0, into + done, size - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+};
 
 enum class Rule { Random, First, Hash };
 
@@ -170,61 +269,88 @@ std::string env_or(const char* name, const char* fallback) {
   return value != nullptr ? value : fallback;
 }
 
+std::unique_ptr<Link> connect() {
+  const std::string transport = env_or("ARENA_TRANSPORT", "zmq");
+  if (transport == "pipe") return std::make_unique<PipeLink>();
+  const char* endpoint = std::getenv("ARENA_ENDPOINT");
+  if (transport != "zmq" || endpoint == nullptr) {
+    std::cerr << "this bot speaks zmq or pipe (got " << transport
+              << "); bots are started by the referee\n";
+    std::exit(2);
+  }
+  return std::make_unique<ZmqLink>(endpoint);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const Args args = parse_args(argc, argv);
-  const char* endpoint = std::getenv("ARENA_ENDPOINT");
   const char* token = std::getenv("ARENA_TOKEN");
-  if (env_or("ARENA_TRANSPORT", "zmq") == "stdio") {
-    std::cerr << "this bot speaks ZeroMQ only: run it without the stdio: prefix\n";
-    return 2;
-  }
-  if (endpoint == nullptr || token == nullptr) {
-    std::cerr << "ARENA_ENDPOINT and ARENA_TOKEN must be set: bots are started by the referee\n";
+  if (token == nullptr) {
+    std::cerr << "ARENA_TOKEN must be set: bots are started by the referee\n";
     return 2;
   }
   std::int64_t seat = std::atoll(env_or("ARENA_SEAT", "0").c_str());
   std::mt19937_64 rng(args.seed);
+  Knowledge known;
+  bool kept = false;  // this process plays another match after game_over
 
-  zmq::context_t ctx(1);
-  zmq::socket_t sock(ctx, zmq::socket_type::dealer);
-  sock.set(zmq::sockopt::linger, 1000);  // let the last message leave before the socket closes
-  sock.connect(endpoint);
-  send(sock, hello(token, env_or("ARENA_BOT_NAME", "cpp_random_bot")));
+  std::unique_ptr<Link> link = connect();
+  link->send(hello(token, env_or("ARENA_BOT_NAME", "cpp_random_bot")));
 
-  for (;;) {
-    zmq::message_t frame;
-    if (!sock.recv(frame, zmq::recv_flags::none)) continue;  // EAGAIN cannot happen (blocking)
-    std::optional<Inbound> msg;
+  std::string bytes;
+  while (link->recv(bytes)) {
+    msgpack::object_handle handle;
     try {
-      msg = parse(frame);
+      handle = msgpack::unpack(bytes.data(), bytes.size());
     } catch (const msgpack::unpack_error& e) {
       std::cerr << "undecodable message from the referee: " << e.what() << "\n";
       continue;
     }
-    if (!msg) continue;
-    if (msg->type == "welcome") {
-      seat = msg->seat;
-      // One stream per (seed, seat), so two copies of this bot in a match play differently.
+    const msgpack::object& msg = handle.get();
+    const msgpack::object* type_field = field(msg, "type");
+    const std::string type = type_field != nullptr ? as_string(*type_field) : "";
+    if (type == "welcome") {
+      const msgpack::object* seat_field = field(msg, "seat");
+      seat = seat_field != nullptr ? as_int(*seat_field).value_or(0) : 0;
+      const msgpack::object* reuse = field(msg, "reuse");
+      kept = reuse != nullptr && reuse->type == msgpack::type::BOOLEAN && reuse->via.boolean;
+      known.welcome(msg);
+      // One stream per (seed, seat), reset at each welcome: a kept process plays every match
+      // exactly as a fresh one would, and two copies of this bot in a match play differently.
       rng.seed(args.seed * 1000003ULL + static_cast<std::uint64_t>(seat));
-    } else if (msg->type == "turn") {
-      const auto count = static_cast<std::int64_t>(msg->option_count);
+    } else if (type == "turn") {
+      known.update(msg);
+      const msgpack::object* seq_field = field(msg, "seq");
+      const msgpack::object* options = field(msg, "options");
+      const std::int64_t seq = seq_field != nullptr ? as_int(*seq_field).value_or(-1) : -1;
+      const std::int64_t count = options != nullptr && options->type == msgpack::type::ARRAY
+                                     ? static_cast<std::int64_t>(options->via.array.size)
+                                     : 0;
+      // A real bot would read known.view("hand") and the options here.
       std::int64_t choice = 0;
       if (count > 0 && args.rule == Rule::Hash) {
-        choice = (msg->seq * 7 + seat) % count;
+        choice = (seq * 7 + seat) % count;
       } else if (count > 0 && args.rule == Rule::Random) {
         choice = std::uniform_int_distribution<std::int64_t>(0, count - 1)(rng);
       }
-      send(sock, action(msg->seq, choice));
-    } else if (msg->type == "game_over") {
-      std::cerr << "game over\n";
-      return 0;
-    } else if (msg->type == "error") {
-      std::cerr << "referee error " << msg->code << ": " << msg->message << "\n";
-      if (msg->fatal) return 1;
+      link->send(action(seq, choice));
+    } else if (type == "game_over") {
+      known.update(msg);
+      if (!kept) {
+        std::cerr << "game over\n";
+        return 0;
+      }
+    } else if (type == "error") {
+      const msgpack::object* code = field(msg, "code");
+      const msgpack::object* text = field(msg, "message");
+      const msgpack::object* fatal = field(msg, "fatal");
+      std::cerr << "referee error " << (code ? as_string(*code) : "") << ": "
+                << (text ? as_string(*text) : "") << "\n";
+      if (fatal != nullptr && fatal->type == msgpack::type::BOOLEAN && fatal->via.boolean) return 1;
     } else {
-      std::cerr << "ignoring a message of type " << msg->type << "\n";
+      std::cerr << "ignoring a message of type " << type << "\n";
     }
   }
+  return kept ? 0 : 1;  // the referee closed the pipe: a kept process's normal end
 }

@@ -6,8 +6,9 @@
  *     run({ choose: (turn) => 0 }).then((code) => { process.exitCode = code; });
  *
  * `run` reads ARENA_ENDPOINT and ARENA_TOKEN from the environment (the referee sets them),
- * connects a ZeroMQ DEALER (one msgpack map per frame) or, when ARENA_TRANSPORT=stdio, uses one
- * JSON object per line on stdin/stdout; says hello, answers every `turn` with the index returned
+ * connects a ZeroMQ DEALER (one msgpack map per frame) or, when ARENA_TRANSPORT=pipe, uses
+ * length-prefixed msgpack on stdin/stdout, or when it is stdio one JSON object per line there;
+ * says hello, answers every `turn` with the index returned
  * by `bot.choose(turn)` and resolves after `game_over`. Optional hooks:
  *   bot.onWelcome(welcome)          once, before the first turn (welcome.seat is the seat);
  *   bot.onGameOver(outcome, status) at the end;
@@ -16,6 +17,7 @@
 
 const PROTOCOL_VERSION = 1;
 const MAX_NAME_LEN = 64;
+const MAX_INBOUND = 64 << 20; // the largest referee message read over the pipe
 
 function hello(token, name, lang = 'javascript', botVersion = '') {
   const msg = {
@@ -84,6 +86,65 @@ class StdioLink {
 }
 
 /**
+ * Length-prefixed msgpack (the `pipe` transport): a 4-byte big-endian length, then one msgpack
+ * map. console.log is sent to stderr so that stdout carries protocol messages only.
+ */
+class PipeLink {
+  constructor() {
+    this.msgpack = require('@msgpack/msgpack');
+    this.buffered = Buffer.alloc(0);
+    this.waiting = null; // the resolve of a recv() waiting for bytes
+    this.ended = false;
+    process.stdin.on('data', (chunk) => {
+      this.buffered = Buffer.concat([this.buffered, chunk]);
+      this.wake();
+    });
+    process.stdin.on('end', () => {
+      this.ended = true;
+      this.wake();
+    });
+    console.log = console.info = console.debug = console.error;
+  }
+
+  wake() {
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = null;
+      resolve();
+    }
+  }
+
+  async send(msg) {
+    const body = this.msgpack.encode(msg);
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(body.length);
+    process.stdout.write(Buffer.concat([head, body]));
+  }
+
+  async recv() {
+    for (;;) {
+      if (this.buffered.length >= 4) {
+        const size = this.buffered.readUInt32BE(0);
+        if (size > MAX_INBOUND) throw new Error(`a referee message of ${size} bytes`);
+        if (this.buffered.length >= 4 + size) {
+          const body = this.buffered.subarray(4, 4 + size);
+          this.buffered = this.buffered.subarray(4 + size);
+          return this.msgpack.decode(body);
+        }
+      }
+      if (this.ended) return null;
+      await new Promise((resolve) => { this.waiting = resolve; });
+    }
+  }
+
+  close() {
+    process.stdin.destroy();
+  }
+}
+
+const LINKS = { stdio: StdioLink, pipe: PipeLink };
+
+/**
  * Play one match as `bot`; resolves to an exit code: 0 after game_over, 1 after a fatal error
  * or if the referee went away.
  */
@@ -92,9 +153,8 @@ async function run(bot, options = {}) {
   const token = options.token ?? env.ARENA_TOKEN;
   if (token === undefined) throw new Error('ARENA_TOKEN is not set: bots are started by the referee');
   const name = options.name || env.ARENA_BOT_NAME || bot.name || 'node_bot';
-  const link = env.ARENA_TRANSPORT === 'stdio' && !options.endpoint
-    ? new StdioLink()
-    : new ZmqLink(options.endpoint || env.ARENA_ENDPOINT);
+  const Link = options.endpoint ? null : LINKS[env.ARENA_TRANSPORT];
+  const link = Link ? new Link() : new ZmqLink(options.endpoint || env.ARENA_ENDPOINT);
   try {
     await link.send(hello(token, name, 'javascript', options.botVersion || ''));
     for (;;) {

@@ -86,8 +86,9 @@ CASES = [
     (
         "bad transport",
         swap('name = "r3"', 'name = "r3"\ntransport = "tcp"'),
-        ": bots[2].transport: expected one of zmq, stdio, got 'tcp'",
+        ": bots[2].transport: expected one of zmq, pipe, stdio, got 'tcp'",
     ),
+    ("bad ladder transport", top('transport = "udp"'), ": transport: expected one of zmq, pipe,"),
     ("bad limit", lambda t: t + "[limits]\nmemory_mb = 0\n", ": limits.memory_mb: expected an"),
     (
         "bad bot limit",
@@ -186,6 +187,8 @@ def test_sandbox_limits_fault_policy_and_transport(tmp_path: Path) -> None:
     r1, _, r3 = cfg.bots
     assert (r1.transport, r1.limits) == ("zmq", None)
     assert r3.transport == "stdio"
+    path.write_text('transport = "pipe"\n' + extra + text + tables)
+    assert [b.transport for b in load_ladder(path).bots] == ["pipe", "pipe", "stdio"]
     assert r3.limits is not None and (r3.limits.memory_mb, r3.limits.processes) == (2048, 32)
     assert cfg.policy.illegal_action == "substitute" and cfg.policy.max_strikes == 2
     assert cfg.policy.crash == "forfeit"

@@ -94,6 +94,6 @@ def test_command_errors_exit_2() -> None:
     assert code == 2
     assert "arena: error: " in out and "not found" in out
     code, out = check("happy_mochi", "--bot", f"python {RANDOM}", "--transport", "tcp")
-    assert code == 2 and "--transport must be one of zmq, stdio" in out
+    assert code == 2 and "--transport must be one of zmq, pipe, stdio" in out
     code, out = check("mai_star", "--bot", f"python {RANDOM}", "--players", "2")
     assert code == 2 and "3 to 6 players, not 2" in out

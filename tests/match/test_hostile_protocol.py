@@ -1,6 +1,9 @@
 """Protocol-level hostile bots against the real referee (research §7): each plays a real Happy
 Mochi match beside a random bot, and the test checks the verdict on the hostile seat, that the
 other seat played to the end unharmed, and that no process of either bot is left over.
+
+Every attack that is not about ZeroMQ itself runs on both binary transports: ZeroMQ and the
+lean pipe (length-prefixed msgpack on stdin and stdout), which must hold bots to the same rules.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ GAME = load_game("happy_mochi")
 LIMITS = Limits(init_ms=5000, move_ms=500, bank_ms=1000)
 ONE_ROUND = {"max_rounds": 1}
 HOSTILE = 1  # the hostile bot's seat; seat 0 is the random bot
+BOTH = pytest.mark.parametrize("transport", ["zmq", "pipe"])
 
 
 @pytest.fixture
@@ -44,12 +48,14 @@ def play(
     command: str,
     limits: Limits = LIMITS,
     options: dict[str, Any] | None = ONE_ROUND,
+    transport: str = "zmq",
     **settings: Any,
 ) -> MatchResult:
-    """A match of the random bot (seat 0) against ``command`` (seat 1, run from ``folder``)."""
+    """A match of the random bot (seat 0) against ``command`` (seat 1, run from ``folder``),
+    both on ``transport``."""
     bots: list[BotSpec] = [
-        parse_bot(f"random=python {folder}/random_bot.py --seed 1"),
-        parse_bot(f"hostile=python {folder}/{command}"),
+        parse_bot(f"random={transport}:python {folder}/random_bot.py --seed 1"),
+        parse_bot(f"hostile={transport}:python {folder}/{command}"),
     ]
     result = play_match(GAME, bots, seed=7, options=options, limits=limits, **settings)
     left = leftovers(folder)
@@ -89,9 +95,12 @@ def assert_forfeited(result: MatchResult, status: str) -> None:
         ("not_msgpack", "malformed"),
     ],
 )
-def test_a_wrong_hello_forfeits_at_once(bot_dir: Path, mode: str, status: str) -> None:
+@BOTH
+def test_a_wrong_hello_forfeits_at_once(
+    bot_dir: Path, mode: str, status: str, transport: str
+) -> None:
     started = time.monotonic()
-    result = play(bot_dir, f"handshake.py {mode}")
+    result = play(bot_dir, f"handshake.py {mode}", transport=transport)
     assert_forfeited(result, status)
     assert hostile(result).decisions == 0
     assert time.monotonic() - started < LIMITS.init_ms / 1000  # ruled on arrival, not at init_ms
@@ -103,40 +112,95 @@ MALFORMED = ["c1", "truncated", "trailing", "deep", "array32", "bad_utf8", "ext"
 
 
 @pytest.mark.parametrize("variant", MALFORMED)
-def test_a_malformed_answer_forfeits(bot_dir: Path, variant: str) -> None:
-    result = play(bot_dir, f"bad_answer.py {variant} --after 2")
+@BOTH
+def test_a_malformed_answer_forfeits(bot_dir: Path, variant: str, transport: str) -> None:
+    result = play(bot_dir, f"bad_answer.py {variant} --after 2", transport=transport)
     assert_forfeited(result, "malformed")
     assert hostile(result).decisions == 2
 
 
 @pytest.mark.parametrize("variant", ["float", "bin", "uint64", "none", "list", "no_seq"])
-def test_an_answer_with_a_wrong_field_forfeits(bot_dir: Path, variant: str) -> None:
-    result = play(bot_dir, f"bad_answer.py {variant} --after 2")
+@BOTH
+def test_an_answer_with_a_wrong_field_forfeits(bot_dir: Path, variant: str, transport: str) -> None:
+    result = play(bot_dir, f"bad_answer.py {variant} --after 2", transport=transport)
     assert_forfeited(result, "bad_field")
     assert hostile(result).decisions == 2
 
 
-def test_an_answer_with_a_non_string_key_forfeits(bot_dir: Path) -> None:
-    result = play(bot_dir, "bad_answer.py int_keys --after 2")
+@BOTH
+def test_an_answer_with_a_non_string_key_forfeits(bot_dir: Path, transport: str) -> None:
+    result = play(bot_dir, "bad_answer.py int_keys --after 2", transport=transport)
     assert hostile(result).status in ("bad_field", "malformed")
     assert_forfeited(result, hostile(result).status)
 
 
-def test_an_illegal_choice_forfeits(bot_dir: Path) -> None:
-    result = play(bot_dir, "bad_answer.py illegal --after 2")
+@BOTH
+def test_an_illegal_choice_forfeits(bot_dir: Path, transport: str) -> None:
+    result = play(bot_dir, "bad_answer.py illegal --after 2", transport=transport)
     assert_forfeited(result, "illegal_action")
     assert "choice" in hostile(result).detail
 
 
-def test_an_oversized_answer_is_too_large(bot_dir: Path) -> None:
-    """2 MiB against a 1 MiB limit: libzmq drops the connection; the monitor must say why."""
-    result = play(bot_dir, "bad_answer.py oversized --after 2")
+@BOTH
+def test_an_oversized_answer_is_too_large(bot_dir: Path, transport: str) -> None:
+    """2 MiB against a 1 MiB limit: libzmq drops the connection, and the monitor must say why;
+    on a pipe its length says it before any of it is kept."""
+    result = play(bot_dir, "bad_answer.py oversized --after 2", transport=transport)
     assert_forfeited(result, "too_large")
 
 
-def test_a_closed_socket_then_a_slow_exit_is_a_crash_not_too_large(bot_dir: Path) -> None:
+def test_an_oversized_pipe_answer_is_skipped_and_the_seat_plays_on_if_substituted(
+    bot_dir: Path,
+) -> None:
+    """The stream stays in step: the 2 MiB are dropped as they come, and the next answers of
+    the seat are read as answers."""
+    policy = FaultPolicy(protocol="substitute")
+    result = play(bot_dir, "bad_answer.py oversized --after 2", policy=policy, transport="pipe")
+    seat = hostile(result)
+    assert (seat.status, seat.strikes) == ("ok", 1), (seat.status, seat.detail)
+    assert [i["code"] for i in seat.incidents] == ["too_large"]
+    assert seat.decisions > 3
+    assert_other_seat_fine(result)
+
+
+def test_an_endless_oversized_pipe_answer_is_a_flood_once_the_skipped_bytes_pile_up(
+    bot_dir: Path,
+) -> None:
+    """Dropping a message costs the referee a read per chunk: past 8 MiB of them it is a
+    flood, whatever the policy, and the bot is gone."""
+    policy = FaultPolicy(protocol="substitute")
+    result = play(bot_dir, "bad_answer.py endless --after 2", policy=policy, transport="pipe")
+    assert_forfeited(result, "flood")
+    assert "oversized messages" in hostile(result).detail
+    assert [i["code"] for i in hostile(result).incidents] == ["too_large", "flood"]
+
+
+def test_a_pipe_bot_that_sends_half_a_message_and_exits_is_malformed_at_once(
+    bot_dir: Path,
+) -> None:
+    started = time.monotonic()
+    result = play(bot_dir, "bad_answer.py half_exit --after 2", transport="pipe")
+    assert_forfeited(result, "malformed")
+    assert "ends in the middle of a message" in hostile(result).detail
+    assert time.monotonic() - started < 20  # seen at its exit, not at a deadline
+
+
+@pytest.mark.parametrize("variant", ["half", "header"])
+def test_a_pipe_bot_that_stops_in_the_middle_of_a_message_times_out(
+    bot_dir: Path, variant: str
+) -> None:
+    """Half a message is waited for on the seat's own clock, never longer."""
+    result = play(bot_dir, f"bad_answer.py {variant} --after 2", transport="pipe")
+    assert_forfeited(result, "timeout")
+    assert hostile(result).decisions == 2
+
+
+@BOTH
+def test_a_closed_socket_then_a_slow_exit_is_a_crash_not_too_large(
+    bot_dir: Path, transport: str
+) -> None:
     """A dropped connection alone does not mean an oversized frame: the exit code decides."""
-    result = play(bot_dir, "bad_answer.py close --after 2")
+    result = play(bot_dir, "bad_answer.py close --after 2", transport=transport)
     assert_forfeited(result, "crashed")
     assert "exited with code 3" in hostile(result).detail
 
@@ -144,10 +208,11 @@ def test_a_closed_socket_then_a_slow_exit_is_a_crash_not_too_large(bot_dir: Path
 # -- answers at the wrong moment: counted, never fatal ---------------------------------------
 
 
-def test_a_late_answer_is_stale_and_discarded(bot_dir: Path) -> None:
+@BOTH
+def test_a_late_answer_is_stale_and_discarded(bot_dir: Path, transport: str) -> None:
     """Under a substitute policy the late bot plays on; its answer to turn k arrives in k+1."""
     policy = FaultPolicy(timeout="substitute")
-    result = play(bot_dir, "bad_answer.py late --after 2", policy=policy)
+    result = play(bot_dir, "bad_answer.py late --after 2", policy=policy, transport=transport)
     seat = hostile(result)
     assert seat.status == "ok", (seat.status, seat.detail)
     assert seat.warnings.get("stale_seq") == 1, seat.warnings
@@ -155,8 +220,9 @@ def test_a_late_answer_is_stale_and_discarded(bot_dir: Path) -> None:
     assert_other_seat_fine(result)
 
 
-def test_a_duplicate_answer_is_counted_not_fatal(bot_dir: Path) -> None:
-    result = play(bot_dir, "bad_answer.py duplicate --after 2")
+@BOTH
+def test_a_duplicate_answer_is_counted_not_fatal(bot_dir: Path, transport: str) -> None:
+    result = play(bot_dir, "bad_answer.py duplicate --after 2", transport=transport)
     seat = hostile(result)
     assert seat.status == "ok", (seat.status, seat.detail)
     warnings = seat.warnings
@@ -164,8 +230,9 @@ def test_a_duplicate_answer_is_counted_not_fatal(bot_dir: Path) -> None:
     assert_other_seat_fine(result)
 
 
-def test_unsolicited_actions_are_counted_not_fatal(bot_dir: Path) -> None:
-    result = play(bot_dir, "bad_answer.py unsolicited")
+@BOTH
+def test_unsolicited_actions_are_counted_not_fatal(bot_dir: Path, transport: str) -> None:
+    result = play(bot_dir, "bad_answer.py unsolicited", transport=transport)
     seat = hostile(result)
     assert seat.status == "ok", (seat.status, seat.detail)
     assert seat.warnings == {"unexpected": 2}, seat.warnings
@@ -176,10 +243,13 @@ def test_unsolicited_actions_are_counted_not_fatal(bot_dir: Path) -> None:
 # -- a flood ---------------------------------------------------------------------------------
 
 
-def test_a_message_flood_neither_blows_up_the_referee_nor_spoils_the_game(bot_dir: Path) -> None:
+@BOTH
+def test_a_message_flood_neither_blows_up_the_referee_nor_spoils_the_game(
+    bot_dir: Path, transport: str
+) -> None:
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB
     started = time.monotonic()
-    result = play(bot_dir, "flood.py --count 100000 --after 1")
+    result = play(bot_dir, "flood.py --count 100000 --after 1", transport=transport)
     elapsed = time.monotonic() - started
     grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before) / 1024
     seat = hostile(result)
@@ -233,8 +303,9 @@ def assert_clean_strings(result: MatchResult) -> None:
         assert len(text) <= 4096, f"{path} is {len(text)} characters long"
 
 
-def test_injected_escapes_never_reach_the_result(bot_dir: Path) -> None:
-    result = play(bot_dir, "noisy.py inject")
+@BOTH
+def test_injected_escapes_never_reach_the_result(bot_dir: Path, transport: str) -> None:
+    result = play(bot_dir, "noisy.py inject", transport=transport)
     seat = hostile(result)
     assert seat.status == "ok", (seat.status, seat.detail)
     assert_other_seat_fine(result)
@@ -242,8 +313,9 @@ def test_injected_escapes_never_reach_the_result(bot_dir: Path) -> None:
     assert_clean_strings(result)
 
 
-def test_a_resignation_with_escapes_is_recorded_clean(bot_dir: Path) -> None:
-    result = play(bot_dir, "noisy.py inject_resign")
+@BOTH
+def test_a_resignation_with_escapes_is_recorded_clean(bot_dir: Path, transport: str) -> None:
+    result = play(bot_dir, "noisy.py inject_resign", transport=transport)
     assert_forfeited(result, "resigned")
     assert_clean_strings(result)
 
@@ -252,8 +324,12 @@ def test_a_resignation_with_escapes_is_recorded_clean(bot_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("mode", ["spin_thread", "spin_child"])
-def test_cpu_burnt_out_of_turn_does_not_cost_the_opponent(bot_dir: Path, mode: str) -> None:
-    result = play(bot_dir, f"stubborn.py {mode}", options=None)  # a whole game
+@BOTH
+def test_cpu_burnt_out_of_turn_does_not_cost_the_opponent(
+    bot_dir: Path, mode: str, transport: str
+) -> None:
+    a_whole_game = None
+    result = play(bot_dir, f"stubborn.py {mode}", options=a_whole_game, transport=transport)
     assert_other_seat_fine(result)
     other = result.seats[0]
     assert other.max_ms < LIMITS.move_ms, f"opponent's slowest answer took {other.max_ms} ms"
@@ -262,9 +338,12 @@ def test_cpu_burnt_out_of_turn_does_not_cost_the_opponent(bot_dir: Path, mode: s
 
 
 @pytest.mark.parametrize("mode", ["linger", "daemon"])
-def test_a_bot_that_ignores_sigterm_and_lingers_is_killed(bot_dir: Path, mode: str) -> None:
+@BOTH
+def test_a_bot_that_ignores_sigterm_and_lingers_is_killed(
+    bot_dir: Path, mode: str, transport: str
+) -> None:
     started = time.monotonic()
-    result = play(bot_dir, f"stubborn.py {mode}")  # play() asserts nothing is left
+    result = play(bot_dir, f"stubborn.py {mode}", transport=transport)  # asserts none is left
     assert_other_seat_fine(result)
     assert hostile(result).status == "ok", hostile(result).detail
     assert time.monotonic() - started < 20

@@ -178,7 +178,13 @@ def test_heavy_messages_after_every_answer_are_a_flood(bot_dir: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("transport", "heavy"), [("", ""), ("", " --heavy --flood 1"), ("stdio:", " --heavy --flood 1")]
+    ("transport", "heavy"),
+    [
+        ("", ""),
+        ("", " --heavy --flood 1"),
+        ("pipe:", " --heavy --flood 1"),
+        ("stdio:", " --heavy --flood 1"),
+    ],
 )
 def test_an_answer_after_the_deadline_is_never_accepted_however_busy(
     bot_dir: Path, transport: str, heavy: str
@@ -225,21 +231,25 @@ def test_the_wall_clock_cap_rules_the_seat_waited_on(bot_dir: Path, command: str
 # -- 3. protocol ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("transport", ["", "stdio:"])
+@pytest.mark.parametrize("transport", ["", "pipe:", "stdio:"])
 def test_a_token_with_non_ascii_characters_is_a_bad_token(bot_dir: Path, transport: str) -> None:
     result = play(bot_dir, "unicode_token.py", seats=2, transport=transport)
     assert_ruled(result, "bad_token")
 
 
-def test_a_stdio_bot_that_floods_and_never_reads_is_ruled(bot_dir: Path) -> None:
-    result = play(bot_dir, "stdio_flood.py", seats=2, transport="stdio:")
+@pytest.mark.parametrize("transport", ["pipe:", "stdio:"])
+def test_a_stream_bot_that_floods_and_never_reads_is_ruled(bot_dir: Path, transport: str) -> None:
+    result = play(bot_dir, "stdio_flood.py", seats=2, transport=transport)
     assert_ruled(result, "flood")
 
 
-def test_the_stdio_outbox_is_bounded_for_a_bot_that_does_not_read() -> None:
+@pytest.mark.parametrize("kind", [channels.PipeChannel, channels.StdioChannel])
+def test_the_stream_outbox_is_bounded_for_a_bot_that_does_not_read(
+    kind: type[channels.StreamChannel],
+) -> None:
     read_end, write_end = os.pipe()  # nobody reads: the pipe fills, then the outbox
     os.set_blocking(write_end, False)
-    channel = channels.StdioChannel(1 << 20)
+    channel = kind(1 << 20)
     channel.attach(write_end, read_end)
     error = messages.error("stale_seq", "x" * 1000, fatal=False)
     try:
@@ -278,7 +288,7 @@ def test_a_segfault_in_a_match_is_a_crash(bot_dir: Path) -> None:
 MARGIN = Limits(init_ms=5000, move_ms=1000, bank_ms=1000, grace_ms=50)  # deadline 2050 ms
 
 
-@pytest.mark.parametrize("transport", ["", "stdio:"])
+@pytest.mark.parametrize("transport", ["", "pipe:", "stdio:"])
 def test_an_answer_just_inside_the_deadline_is_slow_but_accepted(
     bot_dir: Path, transport: str
 ) -> None:
@@ -290,7 +300,7 @@ def test_an_answer_just_inside_the_deadline_is_slow_but_accepted(
     assert_honest_seats_unhurt(result, MARGIN)
 
 
-@pytest.mark.parametrize("transport", ["", "stdio:"])
+@pytest.mark.parametrize("transport", ["", "pipe:", "stdio:"])
 def test_an_answer_just_outside_the_deadline_is_a_timeout(bot_dir: Path, transport: str) -> None:
     result = play(bot_dir, "timed.py --after 1 --answer-ms 2700", 2, MARGIN, transport=transport)
     seat = hostile(result)

@@ -51,8 +51,13 @@ def pool(folder: Path) -> Iterator[BotPool]:
     assert leftovers(folder) == [], "closing the pool kills every kept process"
 
 
-def reusable(folder: Path, name: str, mode: str = "fine", number: int = 0) -> BotSpec:
-    return parse_bot(f"{name}=python {folder}/reusable.py {mode} {number}")
+def reusable(
+    folder: Path, name: str, mode: str = "fine", number: int = 0, transport: str = "zmq"
+) -> BotSpec:
+    return parse_bot(f"{name}={transport}:python {folder}/reusable.py {mode} {number}")
+
+
+TRANSPORTS = pytest.mark.parametrize("transport", ["zmq", "pipe"])
 
 
 def played(result: MatchResult, seat: int) -> tuple[int, str]:
@@ -76,8 +81,9 @@ def assert_clean(result: MatchResult) -> None:
         assert (seat.status, seat.incidents) == ("ok", []), (seat.detail, seat.log_tail)
 
 
-def test_many_matches_through_one_process(folder: Path, pool: BotPool) -> None:
-    bots = [reusable(folder, "a"), reusable(folder, "b")]
+@TRANSPORTS
+def test_many_matches_through_one_process(folder: Path, pool: BotPool, transport: str) -> None:
+    bots = [reusable(folder, "a", transport=transport), reusable(folder, "b", transport=transport)]
     results = series(bots, pool, 8)
     for number, result in enumerate(results, 1):
         assert_clean(result)
@@ -87,11 +93,14 @@ def test_many_matches_through_one_process(folder: Path, pool: BotPool) -> None:
     assert len(pool) == 2
 
 
+@pytest.mark.parametrize("transport", ["zmq", "pipe", "stdio"])
 def test_a_reused_process_plays_the_same_games_as_fresh_ones(
-    folder: Path, pool: BotPool, tmp_path: Path
+    folder: Path, pool: BotPool, tmp_path: Path, transport: str
 ) -> None:
     """Same seeds, same games: the random bot reseeds at every welcome; replays verify."""
-    bots = [parse_bot(f"r{i}=python {folder}/random_bot.py --seed {i}") for i in range(2)]
+    bots = [
+        parse_bot(f"r{i}={transport}:python {folder}/random_bot.py --seed {i}") for i in range(2)
+    ]
     for seed in range(4):
         paths = {kind: tmp_path / f"{kind}-{seed}.json" for kind in ("fresh", "kept")}
         play_match(GAME, bots, seed, SHORT, replay_path=paths["fresh"])
@@ -103,10 +112,14 @@ def test_a_reused_process_plays_the_same_games_as_fresh_ones(
     assert len(pool) == 2
 
 
+@TRANSPORTS
 def test_a_crash_in_the_third_match_is_ruled_and_a_fresh_process_plays_the_fourth(
-    folder: Path, pool: BotPool
+    folder: Path, pool: BotPool, transport: str
 ) -> None:
-    bots = [reusable(folder, "crashy", "crash", 3), reusable(folder, "steady")]
+    bots = [
+        reusable(folder, "crashy", "crash", 3, transport),
+        reusable(folder, "steady", transport=transport),
+    ]
     results = series(bots, pool, 5)
     for result in results[:2]:
         assert_clean(result)
@@ -123,10 +136,14 @@ def test_a_crash_in_the_third_match_is_ruled_and_a_fresh_process_plays_the_fourt
     assert [played(r, 1)[0] for r in results] == [1, 2, 3, 4, 5]  # the other seat was unaffected
 
 
+@TRANSPORTS
 def test_a_bot_that_refuses_a_second_welcome_forfeits_that_match_only(
-    folder: Path, pool: BotPool
+    folder: Path, pool: BotPool, transport: str
 ) -> None:
-    bots = [reusable(folder, "once", "refuse", 2), reusable(folder, "steady")]
+    bots = [
+        reusable(folder, "once", "refuse", 2, transport),
+        reusable(folder, "steady", transport=transport),
+    ]
     first, second, third = series(bots, pool, 3)
     assert_clean(first)
     seat = second.seats[0]
@@ -136,13 +153,17 @@ def test_a_bot_that_refuses_a_second_welcome_forfeits_that_match_only(
     assert played(third, 0)[0] == 1 and played(third, 0)[1] != played(first, 0)[1]
 
 
+@TRANSPORTS
 def test_a_bot_that_speaks_between_matches_is_replaced_or_ruled_and_spoils_nothing(
-    folder: Path, pool: BotPool
+    folder: Path, pool: BotPool, transport: str
 ) -> None:
     """It sends a stray action after its game_over. Seen before it is stopped (kept processes
     wait stopped), it is replaced; sent once it runs again, it is read in its next match and
     ruled there as any stray message, on its own seat. The other seat never notices."""
-    bots = [reusable(folder, "chatty", "chatter", 1), reusable(folder, "steady")]
+    bots = [
+        reusable(folder, "chatty", "chatter", 1, transport),
+        reusable(folder, "steady", transport=transport),
+    ]
     first, second = series(bots, pool, 2)
     assert_clean(first)
     chatty = second.seats[0]

@@ -2,7 +2,8 @@
 
 These bots attack the referee itself (its descriptors, its clock, its reading loop), so they
 speak the protocol without any checks: ``Link.send`` packs any map, over ZeroMQ (a DEALER on
-``ARENA_ENDPOINT``) or stdio (JSON lines), whichever ``ARENA_TRANSPORT`` says. ``play`` answers
+``ARENA_ENDPOINT``), pipe (length-prefixed msgpack) or stdio (JSON lines), whichever
+``ARENA_TRANSPORT`` says. ``play`` answers
 every turn with a seeded random legal choice unless a hook takes the turn over.
 """
 
@@ -24,10 +25,14 @@ class Link:
 
     def __init__(self, endpoint: str | None = None, routing_id: bytes | None = None) -> None:
         self.stdio = os.environ.get("ARENA_TRANSPORT") == "stdio"
+        self.pipe = os.environ.get("ARENA_TRANSPORT") == "pipe"
         self.token = os.environ["ARENA_TOKEN"]
         self.seat = -1
         self.limits: dict[str, int] = {}
-        if not self.stdio:
+        if self.pipe:
+            self.out = os.fdopen(os.dup(1), "wb")
+            sys.stdout = sys.stderr
+        elif not self.stdio:
             import zmq
 
             self.ctx = zmq.Context()
@@ -44,7 +49,15 @@ class Link:
         else:
             import msgpack
 
-            self.sock.send(msgpack.packb(msg, use_bin_type=True))
+            self.send_packed(msgpack.packb(msg, use_bin_type=True))
+
+    def send_packed(self, data: bytes) -> None:
+        """A message already packed with msgpack (ZeroMQ or pipe)."""
+        if self.pipe:
+            self.out.write(len(data).to_bytes(4, "big") + data)
+            self.out.flush()
+        else:
+            self.sock.send(data)
 
     def recv(self) -> dict[str, Any]:
         if self.stdio:
@@ -54,7 +67,14 @@ class Link:
             return json.loads(line)
         import msgpack
 
-        return msgpack.unpackb(self.sock.recv(), raw=False, strict_map_key=False)
+        if self.pipe:
+            head = sys.stdin.buffer.read(4)
+            if len(head) < 4:
+                raise SystemExit(0)
+            data = sys.stdin.buffer.read(int.from_bytes(head, "big"))
+        else:
+            data = self.sock.recv()
+        return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
     def hello(self, **fields: Any) -> None:
         msg = {"v": 1, "type": "hello", "versions": [1], "token": self.token, "name": "raw"}

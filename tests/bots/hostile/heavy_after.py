@@ -23,7 +23,7 @@ def main() -> None:
     def on_turn(link: Link, turn: dict[str, Any], index: int) -> bool:
         link.action(turn["seq"], 0)
         for _ in range(args.count):
-            link.sock.send(packed)
+            link.send_packed(packed)
         return True
 
     play(link, on_turn)

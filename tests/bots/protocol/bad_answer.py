@@ -9,7 +9,11 @@ oversized (a frame of 2 MiB).
 Wrong types: float, bin, uint64, none, list (as the choice), no_seq, int_keys (non-str keys).
 Other: illegal (a choice past the options), late (answers after its deadline, during the next
 turn), duplicate (answers twice), unsolicited (an action before hello and one before any turn),
-close (closes its socket, then takes 500 ms to exit with code 3: a crash, not an oversized frame).
+close (closes its socket or stdout, then takes 500 ms to exit with code 3: a crash, not an
+oversized frame).
+Pipe only: half (a length and half the message it announces, then silence), half_exit (the
+same, then it exits with code 0), header (two bytes of a length, then silence), endless (a
+length of 4 GiB, then zeros as fast as the pipe takes them).
 """
 
 from __future__ import annotations
@@ -66,6 +70,10 @@ VARIANTS = (
     "duplicate",
     "unsolicited",
     "close",
+    "half",
+    "half_exit",
+    "header",
+    "endless",
 )
 
 
@@ -102,9 +110,24 @@ def main() -> None:
         elif variant == "unsolicited":
             return False
         elif variant == "close":
-            link.sock.close(linger=0)
+            if link.pipe:
+                link.out.close()
+            else:
+                link.sock.close(linger=0)
             time.sleep(0.5)
             os._exit(3)
+        elif variant == "endless":
+            link.write(b"\xff\xff\xff\xff")
+            zeros = bytes(1 << 16)
+            while True:
+                link.write(zeros)
+        elif variant in ("half", "half_exit", "header"):
+            answer = packed({**GOOD, "seq": seq, "choice": 0})
+            framed = len(answer).to_bytes(4, "big") + answer
+            link.write(framed[:2] if variant == "header" else framed[: 4 + len(answer) // 2])
+            if variant == "half_exit":
+                os._exit(0)
+            time.sleep(3600)
         else:
             link.send_raw(*frames(variant, seq))
         return True

@@ -1,7 +1,7 @@
 """A bot that floods the referee with small messages, then plays normally.
 
 Usage: flood.py [--count N] [--after K]
-On its Kth turn it first sends N stale actions (seq 0) as fast as the socket takes them, then
+On its Kth turn it first sends N stale actions (seq 0) as fast as the link takes them, then
 answers the turn. It never reads while flooding, so the referee's replies pile up on its side.
 """
 
@@ -26,7 +26,7 @@ def main() -> None:
     def on_turn(link: Link, turn: dict[str, Any], index: int) -> bool:
         if index == args.after:
             for _ in range(args.count):
-                link.sock.send(stale)
+                link.send_raw(stale)
         return False
 
     play(link, on_turn)

@@ -1,0 +1,385 @@
+"""The decision loop: wall time per decision with the referee's work between decisions included,
+beside fastchess's figure measured the same way and beside the raw pipe and ZeroMQ floors.
+
+Every figure is a whole run divided by what it played, so nothing between two decisions is left
+out (building and encoding the turn, reading and checking the answer, applying it, the decisions
+applied without asking, welcome and game_over):
+
+* Arena: full Happy Mochi matches between two C++ random bots (``sample_bots/cpp``) whose
+  processes are kept between matches (the pool is warmed by one match first), in the sandbox
+  this machine gives bots; wall time and the referee process's CPU time (all its threads, so
+  libzmq's I/O thread too) over the bots' decisions. On the pipe and on ZeroMQ; also the Python
+  SDK random bot on the pipe;
+* the floors: a raw round trip of the same turn bytes (a real Happy Mochi turn) to the same C++
+  bot started the same way, over a pipe pair and over a ZeroMQ ROUTER, from a loop that does
+  nothing else;
+* fastchess (``--fastchess PATH``): games between two instances of its own mock engine
+  ``random_mover``, which answers every ``go`` at once; wall time over the plies its PGN counts
+  (and the CPU of fastchess and both engines over them). Like Arena's bots its engines are kept
+  between games (fastchess's default ``restart=off``); unlike them they run without a sandbox;
+* workers: ladders on 2 local workers against 1, of long matches (whole Motora games) and of
+  short ones (Happy Mochi cut to one turn), C++ bots kept, on the pipe; beside what this
+  machine gives 2 processes now against 1 (pure Python spinning in each: 2.0 on 2 idle cores,
+  less when the machine is shared).
+
+The kinds are measured in turns, block after block, so that a load that drifts hits all alike.
+The referee's CPU per decision is also given for the other games (their engines' view and rules
+cost more than Happy Mochi's), each beside its engine's own share: ``view``, ``events_since``,
+``act``, ``pending`` and the turn's encoding for the same decisions, timed in this process.
+
+fastchess is not part of Arena: bench/README.md gives the commands that fetch and build it (and
+its ``random_mover`` engine) under /tmp. ``--fastchess-engine`` names another engine (default:
+``app/tests/mock/engine/random_mover`` beside the binary).
+
+    python bench/decision_loop.py [--fastchess PATH] [--quick]
+
+Prints the table and saves bench/results/decision_loop.json. ``make bench`` runs it (with
+``FASTCHESS=PATH``, beside fastchess).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import random
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ladder as ladder_bench
+import transport
+import zmq
+from throughput import report, row
+
+from arena import sandbox
+from arena.games import load_game
+from arena.match.bots import BotSpec, parse_bot
+from arena.match.pool import BotPool
+from arena.match.referee import play_match
+from protocol import codec, messages
+
+ROOT = Path(__file__).resolve().parents[1]
+CPP_BOT = ROOT / "sample_bots" / "cpp" / "build" / "random_bot"
+PYTHON_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
+GAME = "happy_mochi"
+SEATS = {"happy_mochi": 2, "mai_star": 3, "motora": 2, "mottainai": 2}
+ENGINE = Path("app/tests/mock/engine/random_mover")  # beside the fastchess binary
+RESULTS = Path(__file__).parent / "results" / "decision_loop.json"
+TARGET_CPU_US = 80.0  # issue 30: the referee's CPU per decision
+
+
+@dataclass
+class Sample:
+    """What a run of one kind took: wall and CPU seconds, and the decisions (or plies) played."""
+
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    count: int = 0
+
+    def add(self, other: Sample) -> None:
+        self.wall_s += other.wall_s
+        self.cpu_s += other.cpu_s
+        self.count += other.count
+
+    @property
+    def wall_us(self) -> float:
+        return self.wall_s / self.count * 1e6
+
+    @property
+    def cpu_us(self) -> float:
+        return self.cpu_s / self.count * 1e6
+
+
+def cpp_bots(transport_name: str) -> list[BotSpec]:
+    return [
+        parse_bot(f"c{i}={transport_name}:{CPP_BOT} --seed {i}", ROOT) for i in range(SEATS[GAME])
+    ]
+
+
+def python_bots(transport_name: str) -> list[BotSpec]:
+    return [
+        parse_bot(f"p{i}={transport_name}:python {PYTHON_BOT} --seed {i}", ROOT)
+        for i in range(SEATS[GAME])
+    ]
+
+
+def arena(bots: list[BotSpec], seeds: range, game_id: str = GAME) -> Sample:
+    """Full matches of ``bots`` with kept processes (started by a first match, not timed)."""
+    game, pool = load_game(game_id), BotPool()
+
+    def play(seed: int) -> int:
+        result = play_match(game, bots, seed, pool=pool)
+        assert result.void is None and all(s.status == "ok" for s in result.seats), result
+        return sum(s.decisions for s in result.seats)
+
+    try:
+        play(-1 - seeds.start)  # starts the processes kept for the timed matches
+        wall, cpu = time.perf_counter(), time.process_time()
+        decisions = sum(map(play, seeds))
+        return Sample(time.perf_counter() - wall, time.process_time() - cpu, decisions)
+    finally:
+        pool.close()
+
+
+def sample_turn() -> bytes:
+    return codec.encode(transport.sample_turn())
+
+
+@contextmanager
+def raw_bot(transport_name: str) -> Iterator[tuple[Callable[[bytes], None], Callable[[], Any]]]:
+    """The C++ bot started as the referee starts it, welcomed, with a raw send and receive."""
+    level = sandbox.choose(None)
+    with sandbox.match_directory() as folder:
+        env = {"ARENA_TRANSPORT": transport_name, "ARENA_TOKEN": "bench", "ARENA_SEAT": "0"}
+        path = folder / "raw.sock"
+        ctx = zmq.Context()
+        router = ctx.socket(zmq.ROUTER)
+        if transport_name == "zmq":
+            router.bind(f"ipc://{path}")
+            env["ARENA_ENDPOINT"] = f"ipc://{path}"
+        proc = sandbox.launch(
+            [str(CPP_BOT)],
+            cwd=CPP_BOT.parent,
+            env=sandbox.bot_environment(env),
+            log_path=folder / "raw.log",
+            socket_path=path if transport_name == "zmq" else None,
+            stdio=transport_name == "pipe",
+            level=level,
+        )
+        try:
+            if transport_name == "pipe":
+                assert proc.stdin is not None and proc.stdout is not None
+                stdin, stdout = proc.stdin, proc.stdout
+                os.set_blocking(stdin, True)
+                os.set_blocking(stdout, True)
+
+                def send(body: bytes) -> None:
+                    os.write(stdin, codec.HEADER.pack(len(body)) + body)
+
+                def receive() -> bytes:
+                    size = codec.HEADER.unpack(os.read(stdout, 4))[0]
+                    return os.read(stdout, size)  # an action: far below a pipe's atomic size
+
+            else:
+                identity = router.recv_multipart()[0]
+
+                def send(body: bytes) -> None:
+                    router.send_multipart([identity, body])
+
+                def receive() -> bytes:
+                    return router.recv_multipart()[1]
+
+            if transport_name == "pipe":
+                receive()  # hello
+            send(codec.encode(messages.welcome("bench", 0, 2, {}, {})))
+            yield send, receive
+        finally:
+            proc.kill()
+            router.close(linger=0)
+            ctx.term()
+
+
+def raw(transport_name: str, count: int) -> Sample:
+    """``count`` round trips of a real turn to the C++ bot, as fast as the bot answers."""
+    turn = sample_turn()
+    with raw_bot(transport_name) as (send, receive):
+        for _ in range(count // 10):  # warm-up
+            send(turn)
+            receive()
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(count):
+            send(turn)
+            receive()
+        return Sample(time.perf_counter() - wall, time.process_time() - cpu, count)
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def fastchess(binary: Path, engine: Path, rounds: int) -> Sample:
+    """``rounds`` pairs of games between two random_mover engines, one game at a time."""
+    with tempfile.TemporaryDirectory(prefix="arena-fastchess-") as folder:
+        pgn = Path(folder) / "games.pgn"
+        seed = random.randrange(1 << 30)  # the movers' own seeds: different games each block
+        command = [
+            str(binary),
+            *("-engine", f"cmd={engine}", "name=a", f"args={seed}"),
+            *("-engine", f"cmd={engine}", "name=b", f"args={seed + 1}"),
+            *("-each", "tc=60+1", "-rounds", str(rounds), "-games", "2", "-concurrency", "1"),
+            *("-pgnout", f"file={pgn}", "notation=uci"),
+        ]
+        wall, cpu = time.perf_counter(), children_cpu()
+        subprocess.run(command, cwd=folder, check=True, capture_output=True)
+        elapsed, used = time.perf_counter() - wall, children_cpu() - cpu
+        plies = sum(map(int, re.findall(r'\[PlyCount "(\d+)"\]', pgn.read_text())))
+    assert plies > 0, "fastchess played no move"
+    return Sample(elapsed, used, plies)
+
+
+def engine_share(game_id: str, seeds: range) -> Sample:
+    """The engine's own work in a match of random answers (what the referee cannot do without):
+    for every decision asked, its view, events and turn message encoded; every answer applied
+    and every ``pending`` asked; CPU seconds over the decisions asked."""
+    game, players = load_game(game_id), SEATS[game_id]
+    asked, cpu = 0, time.process_time()
+    for seed in seeds:
+        state, rng, cursors = game.new(players, seed), random.Random(seed), [0] * players
+        while pending := state.pending():
+            for d in pending:
+                if len(d.options) > 1:
+                    events, cursors[d.seat] = state.events_since(d.seat, cursors[d.seat])
+                    view, clock = state.view(d.seat), {"move_ms": 1000, "bank_ms": 10000}
+                    turn = messages.turn(1, d.kind, d.prompt, list(d.options), view, events, clock)
+                    codec.encode(turn)
+                    asked += 1
+            for d in sorted(pending, key=lambda d: d.seat):
+                state.act(d.seat, rng.randrange(len(d.options)))
+    return Sample(0.0, time.process_time() - cpu, asked)
+
+
+def measure(
+    blocks: int, matches: int, round_trips: int, rounds: int, engines: tuple[Path, Path] | None
+) -> dict[str, Sample]:
+    """Every kind ``blocks`` times, in turns; the totals per kind."""
+    kinds: dict[str, Callable[[int], Sample]] = {
+        "pipe": lambda b: arena(cpp_bots("pipe"), range(b * matches, (b + 1) * matches)),
+        "zmq": lambda b: arena(cpp_bots("zmq"), range(b * matches, (b + 1) * matches)),
+        "sdk_pipe": lambda b: arena(python_bots("pipe"), range(b * matches, (b + 1) * matches)),
+        "raw_pipe": lambda b: raw("pipe", round_trips),
+        "raw_zmq": lambda b: raw("zmq", round_trips),
+    }
+    if engines is not None:
+        kinds["fastchess"] = lambda b: fastchess(*engines, rounds)
+    totals = {kind: Sample() for kind in kinds}
+    for block in range(blocks):
+        for kind, run in kinds.items():
+            totals[kind].add(run(block))
+    return totals
+
+
+def other_games(matches: int) -> dict[str, tuple[Sample, Sample]]:
+    """Per game: the referee with C++ bots on the pipe, and its engine's share."""
+    out = {}
+    for game_id, seats in SEATS.items():
+        bots = [parse_bot(f"c{i}=pipe:{CPP_BOT} --seed {i}", ROOT) for i in range(seats)]
+        seeds = range(100, 100 + matches)
+        out[game_id] = (arena(bots, seeds, game_id), engine_share(game_id, seeds))
+    return out
+
+
+def find_engine(binary: Path, engine: Path | None) -> tuple[Path, Path]:
+    engine = engine or binary.resolve().parent / ENGINE
+    for path in (binary, engine):
+        if not os.access(path, os.X_OK):
+            sys.exit(f"decision_loop.py: error: {path} is not an executable file")
+    return binary.resolve(), engine.resolve()
+
+
+def spin(seconds: float) -> int:
+    """Pure Python work for ``seconds`` of wall time; how many steps it made."""
+    steps, end = 0, time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        steps += 1
+    return steps
+
+
+def cores(seconds: float = 2.0) -> float:
+    """What this machine gives 2 processes now against 1: the steps 2 spinning processes make
+    in the same time as 1 (2.0 on 2 idle cores)."""
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        pool.map(spin, [0.01, 0.01])  # both started
+        two = sum(pool.map(spin, [seconds, seconds]))
+    return two / spin(seconds)
+
+
+def workers(long_rounds: int, short_rounds: int) -> list[dict[str, Any]]:
+    """Ladders on 2 local workers against 1: long matches (whole Motora games) and short ones
+    (Happy Mochi cut to one turn), C++ random bots kept, on the pipe; beside what the machine
+    gives 2 processes now."""
+    pipe, bot = ['transport = "pipe"'], str(CPP_BOT)
+    kinds = {
+        "long": dict(game="motora", short=False, rounds=long_rounds),
+        "short": dict(game="happy_mochi", short=True, rounds=short_rounds),
+    }
+    rows, floor = [], cores()
+    for what, kind in kinds.items():
+        rounds = kind.pop("rounds")
+        one, two = (
+            ladder_bench.measure(n, rounds, pipe, bot=bot, **kind)["matches_per_s"] for n in (1, 2)
+        )
+        goal = {"long": ">= 1.7", "short": ">= 1.3"}[what]
+        figure = f"ladder of {what} matches ({kind['game']}), C++ bots kept, pipe, 2 workers"
+        rows.append(row(figure, two, "1 local worker", one, "matches/s", goal))
+    rows.append(row("2 processes spinning in pure Python", floor, "1 process", 1.0, "x", ""))
+    return rows
+
+
+def rows_of(
+    totals: dict[str, Sample], games: dict[str, tuple[Sample, Sample]]
+) -> list[dict[str, Any]]:
+    """The table: Arena's decision loop beside fastchess (when measured) and the raw floors."""
+    pipe, zmq_, sdk = totals["pipe"], totals["zmq"], totals["sdk_pipe"]
+    cpp = f"Arena, {GAME}, C++ bots kept"
+    rows = []
+    if "fastchess" in totals:
+        chess = totals["fastchess"]
+        rows += [
+            row(f"{cpp}, pipe: wall per decision, referee's work included", pipe.wall_us,
+                "fastchess: wall per ply, random_mover engines", chess.wall_us, "us", "<= 3"),
+            row(f"{cpp}, zmq: the same", zmq_.wall_us, "fastchess, the same", chess.wall_us,
+                "us", ""),
+            row(f"{cpp}, pipe: referee CPU per decision (bots not counted)", pipe.cpu_us,
+                "fastchess: CPU per ply, both engines counted", chess.cpu_us, "us", ""),
+        ]  # fmt: skip
+    return [
+        *rows,
+        row(f"{cpp}, pipe: wall per decision", pipe.wall_us,
+            "raw pipe round trip of a real turn to the same C++ bot", totals["raw_pipe"].wall_us,
+            "us", ""),
+        row(f"{cpp}, zmq: wall per decision", zmq_.wall_us,
+            "raw ZeroMQ ROUTER round trip, the same", totals["raw_zmq"].wall_us, "us", ""),
+        row("raw ZeroMQ round trip", totals["raw_zmq"].wall_us, "raw pipe round trip",
+            totals["raw_pipe"].wall_us, "us", ""),
+        row(f"{cpp}, pipe: referee CPU per decision", pipe.cpu_us, "issue 30's target",
+            TARGET_CPU_US, "us", "<= 1"),
+        row(f"{cpp}, zmq: referee CPU per decision (libzmq's I/O thread included)", zmq_.cpu_us,
+            "the same on the pipe", pipe.cpu_us, "us", ""),
+        row(f"Arena, {GAME}, Python SDK random bots kept, pipe: wall per decision", sdk.wall_us,
+            "the same with C++ bots", pipe.wall_us, "us", ""),
+        *(
+            row(f"Arena, {game_id}, C++ bots kept, pipe: referee CPU per decision",
+                referee.cpu_us, "its engine's share: view, events, turn encoded, act, pending",
+                engine.cpu_us, "us", "")
+            for game_id, (referee, engine) in games.items()
+        ),
+    ]  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fastchess", type=Path, help="a fastchess binary, to measure beside")
+    parser.add_argument("--fastchess-engine", type=Path, help="its engine [default: random_mover]")
+    parser.add_argument("--quick", action="store_true", help="fewer samples (a smoke test)")
+    args = parser.parse_args()
+    os.chdir(ROOT)
+    engines = find_engine(args.fastchess, args.fastchess_engine) if args.fastchess else None
+    scale = 1 if args.quick else 4
+    totals = measure(2 * scale, 2, 1000, 5, engines)
+    counts = {kind: sample.count for kind, sample in totals.items()}
+    rows = [*rows_of(totals, other_games(scale)), *workers(scale, 3 * scale)]
+    report(rows, RESULTS, quick=args.quick, counts=counts)
+
+
+if __name__ == "__main__":
+    main()
