@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from .helpers import ROOT, arena, show_json
 
 MATCHES = 60  # 4 tables x 3 seat rotations x 5 rounds
 
 
+@pytest.mark.timeout(
+    600
+)  # the whole demo ladder: 1-2 min on 2 idle cores, several on a loaded machine
 def test_demo_ranks_greedy_above_every_random_bot(tmp_path: Path) -> None:
     text = (ROOT / "ladders" / "demo.toml").read_text()
     assert 'root = ".."' in text

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from tests.registry.helpers import ROOT, arena, bot_folder
 
 RANDOM = ROOT / "sample_bots" / "python" / "random_bot.py"
@@ -44,6 +46,7 @@ def test_a_script_edited_in_place_is_refused_under_its_old_name(tmp_path: Path) 
     assert "mine" in again.stdout and "4 played" in again.stderr
 
 
+@pytest.mark.timeout(600)  # two submissions with their check games, then a ladder
 def test_a_ladder_over_registry_bots_stores_results_per_version(tmp_path: Path) -> None:
     reg = ["--registry", str(tmp_path / "registry")]
     folder = bot_folder(tmp_path / "alice")
