@@ -12,9 +12,8 @@ from .helpers import ROOT, arena, show_json
 MATCHES = 60  # 4 tables x 3 seat rotations x 5 rounds
 
 
-@pytest.mark.timeout(
-    600
-)  # the whole demo ladder: 1-2 min on 2 idle cores, several on a loaded machine
+# The whole demo ladder: 1-2 min on 2 idle cores, several on a loaded machine.
+@pytest.mark.timeout(600)
 def test_demo_ranks_greedy_above_every_random_bot(tmp_path: Path) -> None:
     text = (ROOT / "ladders" / "demo.toml").read_text()
     assert 'root = ".."' in text
