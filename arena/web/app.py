@@ -53,7 +53,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -85,6 +85,7 @@ PRIVATE_SEAT_FIELDS = ("log_tail", "incidents", "warnings")
 PUBLIC_PLAYER_FIELDS = ("seat", "name")  # a bot's command (arguments, paths) is not public
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,80}")
 SEAT = re.compile(r"[0-9]{1,3}")  # ASCII digits only: ``²`` is a digit to str.isdigit()
+SHORT_ID = 6  # the fewest characters of a match id that ``/matches/SHORT`` resolves (pages show 12)
 
 _env = Environment(
     loader=PackageLoader("arena.web", "templates"),
@@ -232,7 +233,9 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
             return _html("missing.html", code=400, what="seat: expected a seat number (0, 1, ...)")
         data = _public_replay(competition, request.path_params["match_id"])
         if data is None:
-            return _html("missing.html", code=404, what="no stored match with this id")
+            return _to_full_id(competition, request, "") or _html(
+                "missing.html", code=404, what="no stored match with this id"
+            )
         chosen = int(seat) if seat else None
         if chosen is not None and chosen >= len(data["players"]):
             last = len(data["players"]) - 1
@@ -247,7 +250,9 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
         match_id = request.path_params["match_id"]
         data = _public_replay(competition, match_id)
         if data is None:
-            return JSONResponse({"error": "no stored match with this id"}, status_code=404)
+            return _to_full_id(competition, request, "/replay.json") or JSONResponse(
+                {"error": "no stored match with this id"}, status_code=404
+            )
         disposition = f'attachment; filename="{_safe_id(match_id)}.json"'
         return JSONResponse(data, headers={"Content-Disposition": disposition})
 
@@ -302,6 +307,26 @@ async def _refused(_request: Request, exc: Refused) -> Response:
 
 def _html(template: str, code: int = 200, **context: Any) -> HTMLResponse:
     return HTMLResponse(_env.get_template(template).render(**context), status_code=code)
+
+
+def _to_full_id(competition: Competition, request: Request, rest: str) -> Response | None:
+    """A redirect from ``/matches/SHORT`` (the start of a match id, as pages show it) to the
+    match's own address; None when no published match, or more than one, has an id that
+    starts so (an unpublished match is never counted: a 404 tells nothing of it)."""
+    short = request.path_params["match_id"]
+    if not (MATCH_ID.fullmatch(short) and len(short) >= SHORT_ID):
+        return None
+    with _reading(competition) as store:
+        if store is None:
+            return None
+        like = re.sub(r"([!%_])", r"!\1", short) + "%"
+        query = "SELECT id FROM matches WHERE id LIKE ? ESCAPE '!'"
+        ids = [r[0] for r in store.conn.execute(query, (like,)).fetchall()]
+        found = [i for i in ids if i.startswith(short) and is_published(store, i)]
+    if len(found) != 1 or found[0] == short:
+        return None
+    query = f"?{request.url.query}" if request.url.query else ""
+    return RedirectResponse(f"/matches/{found[0]}{rest}{query}", status_code=307)
 
 
 def _safe_id(match_id: str) -> str:
