@@ -20,20 +20,20 @@ Authors (``Authorization: Bearer TOKEN``):
   their own seats' stderr tails and incidents (never another seat's), and their ratings after
   each match.
 
-Everyone: ``/`` the standings (computed once per change of the ladder's bots or its stored
-matches, see ``StandingsCache``), ``/bots/NAME`` a bot's page, ``/queue`` (waiting, running,
-done today), ``/matches/ID`` the replay viewer and
-``/matches/ID/replay.json`` the replay, ``/api/changes`` a version of what the standings, bot
-and queue pages show, which those pages poll to refresh themselves while open. Only matches
-whose whole duplicate set is stored are shown, anywhere (``arena/ladder/published.py``): the
-rotations of a set share its deal, so one shown while another is still to be played would deal
-its cards to the bots about to play it. Their viewer shows every seat's cards (the game is
-over), and strips what only a bot's author may read: stderr tails, incidents and warnings, and
-every bot's command (only its name is public). Every page is Jinja2 with autoescaping on, and
-every answer carries the security headers of ``http.py``. Every path and query parameter is
-checked before it is used (a bot name or ``NAME@N``, a match id, a seat number): a bad one is a
-400 or 404 with one sentence, never an error of the server.
-"""
+Everyone: ``/`` the standings (computed once per change of the ladder's bots or its stored matches,
+see ``StandingsCache``), ``/bots/NAME`` a bot's page, ``/queue`` (waiting, running, done today),
+``/matches/ID`` the replay viewer and ``/matches/ID/replay.json`` the replay (``ID`` may be the
+start of a published match's id as pages show it, 6 characters at least: redirected to the match
+when one and only one matches), ``/api/changes`` a version of what the standings, bot and queue
+pages show, which those pages poll to refresh themselves while open. Only matches whose whole
+duplicate set is stored are shown, anywhere (``arena/ladder/published.py``): the rotations of a set
+share its deal, so one shown while another is still to be played would deal its cards to the bots
+about to play it. Their viewer shows every seat's cards (the game is over), and strips what only a
+bot's author may read: stderr tails, incidents and warnings, and every bot's command (only its name
+is public). Every page is Jinja2 with autoescaping on, and every answer carries the security
+headers of ``http.py``. Every path and query parameter is checked before it is used (a bot name or
+``NAME@N``, a match id, a seat number): a bad one is a 400 or 404 with one sentence, never an error
+of the server. """
 
 from __future__ import annotations
 
@@ -77,6 +77,7 @@ from arena.report.viewer import page as viewer_page
 from arena.web.accounts import AccountError, Accounts
 from arena.web.archive import ArchiveError, unpack
 from arena.web.competition import Competition
+from arena.web.events import note
 from arena.web.gates import Busy, GateQueue, remove, upload_folder
 from arena.web.http import Site, csp, security_headers
 from arena.web.runner import Runner
@@ -159,6 +160,8 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
             _submit, competition, accounts, gates, author, bytes(body), name
         )
         answer = {"new": new, **_version_json(version), "ahead": gates.ahead(version.ref)}
+        same = "" if new else ", the same content as before"
+        note(f"upload by {author}: {version.ref} {version.status}{same}")
         return JSONResponse(answer, status_code=201 if new else 200)
 
     def own_version(request: Request) -> Response:
@@ -177,6 +180,7 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
                           "version's gate can run again")  # fmt: skip
         count_upload(author)
         version = _requeue(competition, gates, author, version)
+        note(f"recheck by {author}: {version.ref} {version.status}")
         return JSONResponse(_version_json(version) | {"ahead": gates.ahead(version.ref)},
                             status_code=202)  # fmt: skip
 
@@ -301,7 +305,8 @@ async def _no_icon(_request: Request) -> Response:
     return Response(status_code=204)
 
 
-async def _refused(_request: Request, exc: Refused) -> Response:
+async def _refused(request: Request, exc: Refused) -> Response:
+    note(f"refused {request.method} {request.url.path[:100]}: {exc.status} {exc}")
     return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=exc.headers)
 
 
