@@ -33,7 +33,8 @@ bot's author may read: stderr tails, incidents and warnings, and every bot's com
 is public). Every page is Jinja2 with autoescaping on, and every answer carries the security
 headers of ``http.py``. Every path and query parameter is checked before it is used (a bot name or
 ``NAME@N``, a match id, a seat number): a bad one is a 400 or 404 with one sentence, never an error
-of the server. """
+of the server.
+"""
 
 from __future__ import annotations
 
