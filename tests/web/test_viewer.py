@@ -367,8 +367,10 @@ def test_mai_star_chips_show_requirement_and_income(pages: dict, page: Page) -> 
         c = customers[chips.nth(i).get_attribute("data-card")]
         text = chips.nth(i).inner_text()
         assert text.startswith(c["name"] + " · ") and text.endswith(f" · income {c['income']}")
-        if c["requirement_type"] != "none":
-            assert f"needs {c['requirement']}" in text
+        if c["requirement_type"] == "none":
+            assert " · never a guest · " in text
+        else:
+            assert f" · needs {c['requirement']} ({c['requirement_type']}) · " in text
 
 
 TALKER = ROOT / "tests" / "bots" / "faulty" / "talker.py"

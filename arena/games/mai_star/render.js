@@ -14,7 +14,7 @@
   // What a customer asks and pays, printed on its chip: "needs 3 (colour) · income 2".
   function values(c) {
     if (c.requirement === undefined) return "";
-    const needs = c.requirement_type === "none" ? "needs nothing" : "needs " + c.requirement + (c.requirement_type === "colour" ? " (colour)" : "");
+    const needs = c.requirement_type === "none" ? "never a guest" : "needs " + c.requirement + (c.requirement_type === "colour" ? " (colour)" : " (any)");
     return " · " + needs + " · income " + c.income;
   }
 
