@@ -4,7 +4,12 @@ Starts a real ``arena serve`` on loopback (a Happy Mochi competition with two ho
 temporary folder) with two authors, alice and mallory; alice submits an honest bot, then every
 attempt of ``ATTEMPTS`` runs against the live server over HTTP (archives made here, as an
 attacker makes them: ``tests/web/hostile_uploads.py``). An attempt is a small function given the
-server that says whether it was **contained** and gives one line of evidence.
+server that says whether it was **contained** and gives one line of evidence. Besides the
+uploads, the attempts replay the availability and secrecy attacks of the tests
+(``test_availability.py``, ``test_headers.py``, ``test_live_sets.py``) against the same live
+server: half-sent requests, a trickled upload, a gate flood, a 100 MB build log, missing security
+headers, and a stored rotation of a set still being played (read from the ladder's database, and
+counted only if its set was still incomplete once every request was answered).
 
     .venv/bin/python bench/hostile_server.py [--only TITLE ...] [--out FILE.json]
 
@@ -20,9 +25,12 @@ import argparse
 import contextlib
 import json
 import re
+import socket
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,14 +39,26 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from arena.ladder.published import published_ids  # noqa: E402
+from arena.ladder.store import NoDatabase, Store  # noqa: E402
+from arena.registry.store import REPORT_BYTES  # noqa: E402
 from arena.web.client import ClientError, mine  # noqa: E402
 from arena.web.competition import load_competition  # noqa: E402
 from tests.registry.helpers import arena  # noqa: E402
 from tests.web import hostile_uploads as hostile  # noqa: E402
 from tests.web.competitions import author_token, bot_archive, write_competition  # noqa: E402
-from tests.web.servers import get, get_json, post_archive, serving, until  # noqa: E402
+from tests.web.servers import (  # noqa: E402
+    closed,
+    get,
+    get_json,
+    post_archive,
+    serving,
+    until,
+    uploaded,
+)
 
 MATCH_WAIT_S = 240  # a generous bound for the ladder's first match on a loaded machine
+UPLOAD_TIMEOUT_S = 5  # the competition's: an upload's body must arrive whole within it
 
 
 @dataclass
@@ -53,7 +73,9 @@ class Server:
     secret: Path  # a root-only host file holding hostile.SECRET
 
     def post(self, author: str, body: bytes, name: str | None = None) -> tuple[int, Any]:
-        return post_archive(self.url, self.tokens[author], body, name)
+        """Upload ``body``; a stored version's answer once its gate has spoken (with its
+        reports), a refusal as it came."""
+        return uploaded(self.url, self.tokens[author], body, name)
 
     def archive(self, name: str, **build: str) -> bytes:
         """An honest bot folder called ``name`` (a ``build`` when given), packed."""
@@ -196,6 +218,152 @@ def long_bot_page(s: Server) -> Outcome:
     return page(f"{s.url}/bots/{'a' * 5000}", 404)
 
 
+# -- availability and secrecy: the attacks of tests/web/test_availability.py, test_headers.py
+# and test_live_sets.py, made against the live server -------------------------------------
+
+HALF_SENT = 200
+SECURITY_HEADERS = ("content-security-policy", "x-frame-options", "x-content-type-options",
+                    "referrer-policy")  # fmt: skip
+
+
+def _port(s: Server) -> int:
+    return int(s.url.rpartition(":")[2])
+
+
+def half_sent_requests(s: Server) -> Outcome:
+    """200 half-sent requests from one address while others read the site"""
+    attackers = []
+    for _ in range(HALF_SENT):
+        try:
+            sock = socket.create_connection(("127.0.0.1", _port(s)), 10, ("127.0.0.2", 0))
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: arena\r\nX-Slow: ")  # never finished
+        except OSError:  # refused past the per-address bound: contained too
+            continue
+        sock.setblocking(False)
+        attackers.append(sock)
+    started = time.monotonic()
+    try:
+        answered = sum(bool(get_json(s.url + "/api/changes")["version"]) for _ in range(10))
+        until(lambda: all(closed(x) for x in attackers), 120, "the half-sent requests closed")
+        took = time.monotonic() - started
+    finally:
+        for sock in attackers:
+            sock.close()
+    return answered == 10, (
+        f"{len(attackers)} connections held, all closed after {took:.0f} s; "
+        f"{answered}/10 honest answers meanwhile"
+    )
+
+
+def trickled_upload(s: Server) -> Outcome:
+    """an upload whose body trickles in a byte at a time"""
+    slow = socket.create_connection(("127.0.0.1", _port(s)), 60)
+    head = (f"POST /api/bots HTTP/1.1\r\nHost: arena\r\nContent-Length: 100000\r\n"
+            f"Authorization: Bearer {s.tokens['mallory']}\r\n\r\n")  # fmt: skip
+    answer = b""
+    with slow:
+        slow.sendall(head.encode() + b"\x1f\x8b")
+        with contextlib.suppress(OSError):
+            for _ in range(UPLOAD_TIMEOUT_S * 4):  # a byte now and then, never the whole body
+                time.sleep(0.5)
+                slow.sendall(b"x")
+        with contextlib.suppress(OSError):
+            while chunk := slow.recv(1 << 16):
+                answer += chunk
+    line = answer.split(b"\r\n", 1)[0].decode(errors="replace")
+    return answer.startswith(b"HTTP/1.1 408 ") and b"did not arrive whole" in answer, line
+
+
+def gate_flood(s: Server) -> Outcome:
+    """three slow builds at once from one author (at most 2 in the gate)"""
+    answers = []
+    for n in range(3):
+        body = s.archive(f"sleeper{n}", build=f"sleep 20 #{n}")
+        answers.append(post_archive(s.url, s.tokens["mallory"], body))
+    honest = sum(bool(get_json(s.url + "/api/changes")["version"]) for _ in range(10))
+    codes = [code for code, _ in answers]
+    third = answers[2][1].get("error", "")
+    contained = codes == [201, 201, 429] and "in the gate queue" in third and honest == 10
+    return contained, f"{codes}: {third[:80]}; {honest}/10 honest answers meanwhile"
+
+
+def huge_build_log(s: Server) -> Outcome:
+    """a build printing 100 MB to its log"""
+    before = s.peak_mib()
+    build = "yes 'all work and no play' | head -c 100000000; echo; echo done"
+    code, answer = s.post("mallory", s.archive("loud", build=build))
+    log = answer.get("build_log", "")
+    grew = s.peak_mib() - before
+    kept = len(log.encode())
+    contained = code == 201 and kept <= REPORT_BYTES + 100 and "bytes cut" in log and grew < 256
+    return contained, f"{answer.get('status')}, log kept {kept} bytes; server peak +{grew:.0f} MiB"
+
+
+def security_headers(s: Server) -> Outcome:
+    """every answer, errors and redirects included, carries the security headers"""
+    match = _match(s)
+    paths = [
+        *("/", "/queue", f"/matches/{match}", f"/matches/{match[:12]}"),
+        *(f"/matches/{match}/replay.json", "/matches/nope", "/api/bots/mine", "/no/such/page"),
+    ]
+    missing = []
+    for path in paths:
+        request = urllib.request.Request(s.url + path)
+        opener = urllib.request.build_opener(_NoRedirect)
+        try:
+            with opener.open(request, timeout=30) as response:
+                headers = {k.lower() for k in response.headers}
+        except urllib.error.HTTPError as exc:
+            headers = {k.lower() for k in exc.headers}
+        missing += [f"{path}: {h}" for h in SECURITY_HEADERS if h not in headers]
+    return not missing, f"{len(paths)} answers, " + (", ".join(missing) or "none missing")
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any) -> None:
+        return None
+
+
+def unpublished_rotation(s: Server) -> Outcome:
+    """a rotation stored while its duplicate set is still being played"""
+    more = s.post("alice", s.archive("alice-two"))  # new matches to play: sets in progress
+    if more[1].get("status") != "active":
+        return False, f"the honest second bot was not accepted: {more}"
+    cfg = load_competition(s.path)
+    deadline = time.monotonic() + MATCH_WAIT_S
+    while time.monotonic() < deadline:
+        early = _incomplete(cfg)
+        if early:
+            match = early[0]
+            pages = [f"/matches/{match}", f"/matches/{match}/replay.json",
+                     f"/matches/{match[:12]}", "/", "/queue", "/api/queue"]  # fmt: skip
+            answers = [get(s.url + p) for p in pages]
+            if match in _incomplete(cfg):  # still incomplete after every request was answered
+                shown = [
+                    p
+                    for p, (code, text) in zip(pages, answers, strict=True)
+                    if (p.startswith("/matches/") and code != 404) or match[:12] in text
+                ]
+                return not shown, f"match {match[:12]}, set incomplete: " + (
+                    f"shown by {shown}" if shown else "404 and on no page"
+                )
+        time.sleep(0.1)
+    return False, "no rotation of an incomplete set was seen stored"
+
+
+def _incomplete(competition: Any) -> list[str]:
+    """The stored matches whose duplicate set is not complete, read from the database."""
+    try:
+        store = Store.read(competition.database, str(competition.data["game"]))
+    except NoDatabase:
+        return []
+    try:
+        stored = {r[0] for r in store.conn.execute("SELECT id FROM matches").fetchall()}
+        return sorted(stored - published_ids(store))
+    finally:
+        store.close()
+
+
 def no_traceback(s: Server) -> Outcome:
     """the server's log after every attempt: no error of its own"""
     log = (s.folder / "serve-0.log").read_text()
@@ -220,6 +388,12 @@ ATTEMPTS: list[Callable[[Server], Outcome]] = [
     seat_parameter("%C2%B2", 400),
     seat_parameter("9" * 5000, 400),
     long_bot_page,
+    security_headers,
+    half_sent_requests,
+    trickled_upload,
+    huge_build_log,
+    unpublished_rotation,
+    gate_flood,  # late: its slow builds hold mallory's gate places
     no_traceback,  # last: it reads what every attempt left in the log
 ]
 
@@ -230,7 +404,8 @@ def title(attempt: Callable[[Server], Outcome]) -> str:
 
 def run(folder: Path, attempts: list[Callable[[Server], Outcome]]) -> list[dict[str, Any]]:
     """Serve a competition in ``folder``, let alice submit an honest bot, then every attempt."""
-    path = write_competition(folder / "comp", house=2, expanded_mb=40, uploads_per_hour=1000)
+    path = write_competition(folder / "comp", house=2, expanded_mb=40, uploads_per_hour=1000,
+                             upload_timeout_s=UPLOAD_TIMEOUT_S, header_timeout_s=5)  # fmt: skip
     tokens = {who: author_token(path, who) for who in ("alice", "mallory")}
     secret = hostile.root_only_file(Path(tempfile.gettempdir()))  # where the server unpacks
     results = []
@@ -258,13 +433,15 @@ def run(folder: Path, attempts: list[Callable[[Server], Outcome]]) -> list[dict[
         secret.unlink()
     registry = load_competition(path).registry
     stray = [p.name for p in registry.iterdir() if p.name not in REGISTRY_FILES]
+    # The server unpacks each upload in a folder of its own under uploads/, removed after it.
+    stray += [f"uploads/{p.name}" for p in (registry / "uploads").glob("*")]
     if stray:
         results.append({"attempt": "registry layout", "contained": False,
                         "evidence": f"unexpected entries: {stray}"})  # fmt: skip
     return results
 
 
-REGISTRY_FILES = ("bots", "logs", "registry.db", "registry.db-wal", "registry.db-shm",
+REGISTRY_FILES = ("bots", "logs", "uploads", "registry.db", "registry.db-wal", "registry.db-shm",
                   "registry.lock")  # fmt: skip
 
 

@@ -62,9 +62,10 @@ class Welcome:
 
 
 class Turn:
-    """One decision to make: answer with the index of one of ``options``."""
+    """One decision to make: answer with the index of one of ``options``. A bot may set
+    ``info`` to a short note on its choice (sent as ``action.info``, kept in the replay)."""
 
-    __slots__ = ("clock", "events", "kind", "options", "prompt", "seq", "view")
+    __slots__ = ("clock", "events", "info", "kind", "options", "prompt", "seq", "view")
 
     def __init__(
         self,
@@ -83,6 +84,7 @@ class Turn:
         self.view = view
         self.events = [] if events is None else events
         self.clock = {} if clock is None else clock
+        self.info = ""
 
 
 class Bot(ABC):
@@ -215,8 +217,9 @@ def run(bot: Bot, endpoint: str | None = None, token: str | None = None) -> None
         while (msg := link.recv()) is not None:
             kind = msg.get("type")
             if kind == "turn":
-                choice = bot.choose(turn_from_message(msg))
-                link.send(messages.action(msg["seq"], int(choice)))
+                turn = turn_from_message(msg)
+                choice = bot.choose(turn)
+                link.send(messages.action(msg["seq"], int(choice), str(turn.info)))
             elif kind == "welcome":
                 welcome = welcome_from_message(msg)
                 reuse = bot.reusable and welcome.reuse

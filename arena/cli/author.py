@@ -3,7 +3,9 @@
 What authors ask a platform first: did my last upload get in, does it crash, and why. For each
 bot this prints its latest version's status (with the build or validation report that rejected
 it), the current rating, and every faulted seat since that upload with the referee's words,
-the incidents and the stderr tail, newest first, and where to watch the match.
+the incidents and the stderr tail, newest first, and where to watch the match. When the latest
+upload did not get in (rejected, waiting, in its gate), the matches are those of the version
+that plays on, and the status says so.
 
 Everything the server sends came from bots (names, logs): it is printed as plain text, control
 characters removed, so a bot's stderr cannot move the cursor, clear or retitle the terminal.
@@ -113,15 +115,34 @@ def bot_status(
         report = full["validation"] or full["build_log"]
         lines += [f"  | {line}" for line in report.splitlines()[-REPORT_LINES:]]
     lines.append(_rating(found, versions))
-    refs = {v["version"] for v in versions}
+    current = _playing(versions)
+    if current is None:
+        return [*lines, f"  no match: no version of {bot} was accepted yet"]
+    label = "since the upload"
+    if current is not latest:  # the latest never got in: the matches are an earlier version's
+        label = (
+            f"since {current['version']}'s upload ({current['version']} plays on: "
+            f"{latest['version']} is {latest['status']})"
+        )
     since = [
         (match, seat)
         for match in found["matches"]
-        if match["finished_at"] >= latest["submitted_at"]
+        if match["finished_at"] >= current["submitted_at"]
         for seat in match["seats"]
-        if seat["bot"] in refs
+        if seat["bot"] == current["version"]
     ]
-    return lines + _since_upload(since, url)
+    return lines + _since_upload(since, url, label)
+
+
+PLAYED = ("active", "suspended", "retired")  # a version that got through its gate
+
+
+def _playing(versions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The version whose matches the status describes: the latest if it got through its gate,
+    else the newest active one before it (which plays on), else None."""
+    if versions[-1]["status"] in PLAYED:
+        return versions[-1]
+    return next((v for v in reversed(versions) if v["status"] == "active"), None)
 
 
 def _rating(found: dict[str, Any], versions: list[dict[str, Any]]) -> str:
@@ -141,16 +162,18 @@ def _rating(found: dict[str, Any], versions: list[dict[str, Any]]) -> str:
     )
 
 
-def _since_upload(seats: list[tuple[dict[str, Any], dict[str, Any]]], url: str) -> list[str]:
-    """Counts of the bot's seats since its latest upload by status, then each faulted seat,
-    newest first: match, referee's words, incidents, stderr tail, where to watch it."""
+def _since_upload(
+    seats: list[tuple[dict[str, Any], dict[str, Any]]], url: str, label: str
+) -> list[str]:
+    """Counts of a version's seats since its upload (``label`` says which) by status, then each
+    faulted seat, newest first: match, referee's words, incidents, stderr tail, where to watch."""
     if not seats:
-        return ["  since the upload: no match played yet"]
+        return [f"  {label}: no match played yet"]
     counts = Counter(seat["status"] for _, seat in seats)
     ordered = sorted(counts.items(), key=lambda item: (item[0] != "ok", -item[1], item[0]))
     matches = len({match["match"] for match, _ in seats})
     lines = [
-        f"  since the upload: {len(seats)} seats in {matches} matches: "
+        f"  {label}: {len(seats)} seats in {matches} matches: "
         + ", ".join(f"{count} {status}" for status, count in ordered)
     ]
     faulted = sorted(

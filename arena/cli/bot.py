@@ -204,7 +204,8 @@ def status_cmd(
 ) -> None:
     """Your bots on a competition server: each latest version's status (and why it was
     rejected), its rating, and every crash, timeout or illegal move since your last upload with
-    its stderr tail and where to watch the match."""
+    its stderr tail and where to watch the match (when that upload did not get in, those of the
+    version that plays on, named)."""
     print_status(server, token or os.environ.get("ARENA_AUTHOR_TOKEN", ""), name, fmt, log)
 
 

@@ -30,7 +30,7 @@ from arena.match.check_bot import DEFAULT_GAMES, CheckError, check_bot, render, 
 from arena.match.faults import FaultPolicy
 from arena.match.referee import new_match_id, play_match
 from arena.match.replay import ReplayError, describe, engine_of, log_lines, read, verify
-from arena.match.results import Limits, MatchResult
+from arena.match.results import OK, Limits, MatchResult
 from arena.sandbox import UNSANDBOXED, SandboxError
 from arena.sandbox import choose as choose_level
 
@@ -122,14 +122,12 @@ def result_table(result: MatchResult) -> str:
     return tabulate(rows, headers=["seat", "bot", "score", "rank", "status"], tablefmt="simple")
 
 
-ENDED = ("crashed", "oom", "cpu_limit")  # a seat whose process died: its stderr tells why
-
-
-def ended_seats(result: MatchResult) -> list[str]:
-    """For each seat whose process died, its stderr, and where the whole record is."""
+def faulted_seats(result: MatchResult) -> list[str]:
+    """For each seat with a fault (a crash, a timeout, an illegal answer ...), its stderr, and
+    where the whole record is: a bot's own log often says why it was late or wrong."""
     lines = []
     for s in result.seats:
-        if s.status not in ENDED:
+        if s.status == OK:
             continue
         tail = log_lines(s.log_tail)
         said = "its stderr (first and last lines):" if tail else "nothing on its stderr"
@@ -230,7 +228,7 @@ def play(
         fail(f"match void: {result.void}", code=1)
     else:
         typer.echo(result_table(result))
-        for line in ended_seats(result):
+        for line in faulted_seats(result):
             typer.echo(line)
         if result.replay_path:
             typer.echo(f"replay: {result.replay_path}")

@@ -75,11 +75,13 @@ def serve(
     _accounts(comp).close()
     import uvicorn
 
+    from arena.web import events
     from arena.web.app import create_app
     from arena.web.http import guarded
 
     settings = comp.server
     typer.echo(f"arena: serving {comp.path} on http://{host}:{port}/", err=True)
+    events.to_stderr()  # the organiser's log: uploads, refusals, gates, matches
     uvicorn.run(
         create_app(comp, run_ladder=not no_ladder),
         host=host,

@@ -24,6 +24,8 @@ How it reads and rules, beyond what the parts say:
   stalling it;
 * a forfeited seat is ranked below every seat without a fault (all forfeited seats share the
   lowest rank) and the game goes on with seeded random legal choices in its place;
+* an answer's ``info`` (the bot's note on its choice) is kept with its decision in the replay,
+  made printable and cut to ``INFO_CHARS``, up to ``INFO_CHARS_PER_SEAT`` a seat;
 * a decision with a single option is applied without asking (``ask_forced`` turns this off);
 * answers to a simultaneous choice are applied in seat order once all are in, so the replay
   does not depend on which bot answered first;
@@ -66,7 +68,9 @@ from protocol import codec, messages
 
 GAME_OVER_S = 0.5  # how long bots may take to leave after game_over before they are killed
 
-Answer = tuple[int, str, float]  # choice, by (bot, auto, substitute), thinking ms
+Answer = tuple[int, str, float, str]  # choice, by (bot, auto, substitute), thinking ms, info
+INFO_CHARS = messages.MAX_INFO_LEN  # of one answer's ``info`` kept in the replay
+INFO_CHARS_PER_SEAT = 64 * INFO_CHARS  # of all its answers' ``info``: a replay stays small
 
 
 def new_match_id() -> str:
@@ -93,6 +97,7 @@ class _Seat:
         self.cursor = 0
         self.ask: Ask | None = None
         self.answer: Answer | None = None
+        self.info_left = INFO_CHARS_PER_SEAT  # of its notes still kept in the replay
 
     @property
     def playing(self) -> bool:
@@ -232,7 +237,7 @@ class Referee:
         while pending := state.pending():
             answers = self._collect(state, pending)
             for decision in sorted(pending, key=lambda d: d.seat):
-                choice, by, ms = answers[decision.seat]
+                choice, by, ms, info = answers[decision.seat]
                 self.records.append(
                     {
                         "seat": decision.seat,
@@ -242,6 +247,7 @@ class Referee:
                         "by": by,
                         "ms": round(ms, 3),
                         "events": state.event_count(),
+                        **({"info": info} if info else {}),
                     }
                 )
                 state.act(decision.seat, choice)
@@ -255,11 +261,11 @@ class Referee:
                     continue
                 seat = self.seats[decision.seat]
                 if len(decision.options) == 1 and not self.ask_forced:
-                    answers[seat.index] = (0, "auto", 0.0)
+                    answers[seat.index] = (0, "auto", 0.0, "")
                 elif seat.answer is not None:
                     answers[seat.index], seat.answer = seat.answer, None
                 elif not seat.playing:
-                    answers[seat.index] = (self._substitute(seat, decision), "substitute", 0.0)
+                    answers[seat.index] = (self._substitute(seat, decision), "substitute", 0.0, "")
                 elif seat.ask is None:
                     self._send_turn(state, seat, decision)
             if len(answers) == len(pending):
@@ -428,7 +434,7 @@ class Referee:
             self._fault(seat, "illegal_action", why, item.excerpt, ask=ask)
             return
         seat.decisions += 1
-        seat.answer = (choice, "bot", timing.elapsed_ms)
+        seat.answer = (choice, "bot", timing.elapsed_ms, _note(seat, msg.get("info", "")))
 
     def _on_trouble(self, seat: _Seat, conn: Connection) -> None:
         """Rule on what a channel saw besides messages: connections, an unread outbox."""
@@ -484,7 +490,7 @@ class Referee:
             return
         if isinstance(ruling, Substitute):
             if ask is not None and seat.answer is None:
-                seat.answer = (self._substitute(seat, ask.decision), "substitute", 0.0)
+                seat.answer = (self._substitute(seat, ask.decision), "substitute", 0.0, "")
             seat.ask = None
         if ruling is not None:
             self._send(seat, messages.error(ruling.code, ruling.detail, fatal=False))
@@ -579,6 +585,17 @@ def game_info(game: Game, options: Mapping[str, Any]) -> dict[str, Any]:
         "options": dict(options),
         "data": game.public_data(options),
     }
+
+
+def _note(seat: _Seat, info: str) -> str:
+    """What the replay keeps of an answer's ``info``: printable, at most ``INFO_CHARS``, and
+    nothing once the seat's ``INFO_CHARS_PER_SEAT`` are spent (the seat was charged for the
+    message like for any other; the replay does not grow with what it says)."""
+    if seat.info_left < INFO_CHARS:
+        return ""
+    kept = printable(info, INFO_CHARS)
+    seat.info_left -= len(kept)
+    return kept
 
 
 def no_hello(spec: BotSpec, init_ms: int) -> str:

@@ -8,9 +8,10 @@ A replay is one JSON document (``.json``, or gzip-compressed when the name ends 
   the full position it started from, instead of a deal from ``seed``);
 * ``decisions``: every answer applied, in order: ``seat``, ``kind``, ``choice`` (index),
   ``option`` (the option chosen), ``by`` (``bot``, ``auto`` for a single-option decision,
-  ``substitute`` for a forfeited seat), ``ms`` (the bot's thinking time) and ``events`` (the
+  ``substitute`` for a forfeited seat), ``ms`` (the bot's thinking time), ``events`` (the
   length of the event log when the answer was applied: the events from there to the next
-  decision's mark are what this answer caused);
+  decision's mark are what this answer caused) and ``info`` (only when the bot sent one: its
+  note on this choice, printable, bounded by the referee);
 * ``events``: the omniscient event log (each entry: ``event``, and ``only``/``private`` where
   the event is not fully public);
 * ``outcome``: the game's own outcome; ``result``: per seat what the referee recorded: rank,
@@ -34,6 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.games import load_game
+from arena.match.channels import printable
+from protocol.messages import MAX_INFO_LEN
 
 if TYPE_CHECKING:
     from arena.games.base import Game, State
@@ -297,6 +300,8 @@ def describe(data: dict[str, Any]) -> list[str]:
             f"#{i + 1} seat {seat} ({names.get(seat, '?')}) {record.get('kind')}: "
             f"choice {record['choice']} {option}{took}"
         )
+        if isinstance(record.get("info"), str):
+            lines.append(f"  info: {printable(record['info'], MAX_INFO_LEN)}")
         lines += [f"  . {_describe_event(e)}" for e in events[marks[i] : marks[i + 1]]]
     lines.append("result:")
     outcome = data["outcome"]

@@ -3,9 +3,10 @@
 The match is re-simulated from its recorded answers, and for every decision the page holds what
 each seat was shown at that moment: its ``view`` (exactly what the engine sends the bot) and the
 events it was sent since the previous decision. A seat's page (``seat=N``) holds that seat's
-data only, and of the other seats' decisions only whose turn it was: it is what the author of
-that seat's bot may see of the match. The full page, for organisers, holds every seat and an
-omniscient mode (all views side by side, the omniscient event log and the game's position).
+data only (its bot's notes, ``action.info``, included), and of the other seats' decisions only
+whose turn it was: it is what the author of that seat's bot may see of the match. The full
+page, for organisers, holds every seat and an omniscient mode (the table once with every seat's
+own cards, the omniscient event log and the game's position).
 
 To stay small, each step stores only what changed in each view since the previous step, as
 patch operations down to the parts that differ (``[path, value]``, ``[path]`` to delete a key),
@@ -231,6 +232,7 @@ def _decision(
         "choice": record["choice"],
         "by": record.get("by"),
         "ms": record.get("ms"),
+        **({"info": record["info"]} if isinstance(record.get("info"), str) else {}),
         **({"incidents": incidents} if incidents else {}),
     }
 

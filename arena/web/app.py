@@ -20,19 +20,20 @@ Authors (``Authorization: Bearer TOKEN``):
   their own seats' stderr tails and incidents (never another seat's), and their ratings after
   each match.
 
-Everyone: ``/`` the standings (computed once per change of the ladder's bots or its stored
-matches, see ``StandingsCache``), ``/bots/NAME`` a bot's page, ``/queue`` (waiting, running,
-done today), ``/matches/ID`` the replay viewer and
-``/matches/ID/replay.json`` the replay, ``/api/changes`` a version of what the standings, bot
-and queue pages show, which those pages poll to refresh themselves while open. Only matches
-whose whole duplicate set is stored are shown, anywhere (``arena/ladder/published.py``): the
-rotations of a set share its deal, so one shown while another is still to be played would deal
-its cards to the bots about to play it. Their viewer shows every seat's cards (the game is
-over), and strips what only a bot's author may read: stderr tails, incidents and warnings, and
-every bot's command (only its name is public). Every page is Jinja2 with autoescaping on, and
-every answer carries the security headers of ``http.py``. Every path and query parameter is
-checked before it is used (a bot name or ``NAME@N``, a match id, a seat number): a bad one is a
-400 or 404 with one sentence, never an error of the server.
+Everyone: ``/`` the standings (computed once per change of the ladder's bots or its stored matches,
+see ``StandingsCache``), ``/bots/NAME`` a bot's page, ``/queue`` (waiting, running, done today),
+``/matches/ID`` the replay viewer and ``/matches/ID/replay.json`` the replay (``ID`` may be the
+start of a published match's id as pages show it, 6 characters at least: redirected to the match
+when one and only one matches), ``/api/changes`` a version of what the standings, bot and queue
+pages show, which those pages poll to refresh themselves while open. Only matches whose whole
+duplicate set is stored are shown, anywhere (``arena/ladder/published.py``): the rotations of a set
+share its deal, so one shown while another is still to be played would deal its cards to the bots
+about to play it. Their viewer shows every seat's cards (the game is over), and strips what only a
+bot's author may read: stderr tails, incidents and warnings, and every bot's command (only its name
+is public). Every page is Jinja2 with autoescaping on, and every answer carries the security
+headers of ``http.py``. Every path and query parameter is checked before it is used (a bot name or
+``NAME@N``, a match id, a seat number): a bad one is a 400 or 404 with one sentence, never an error
+of the server.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -77,6 +78,7 @@ from arena.report.viewer import page as viewer_page
 from arena.web.accounts import AccountError, Accounts
 from arena.web.archive import ArchiveError, unpack
 from arena.web.competition import Competition
+from arena.web.events import note
 from arena.web.gates import Busy, GateQueue, remove, upload_folder
 from arena.web.http import Site, csp, security_headers
 from arena.web.runner import Runner
@@ -85,6 +87,7 @@ PRIVATE_SEAT_FIELDS = ("log_tail", "incidents", "warnings")
 PUBLIC_PLAYER_FIELDS = ("seat", "name")  # a bot's command (arguments, paths) is not public
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,80}")
 SEAT = re.compile(r"[0-9]{1,3}")  # ASCII digits only: ``²`` is a digit to str.isdigit()
+SHORT_ID = 6  # the fewest characters of a match id that ``/matches/SHORT`` resolves (pages show 12)
 
 _env = Environment(
     loader=PackageLoader("arena.web", "templates"),
@@ -158,6 +161,8 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
             _submit, competition, accounts, gates, author, bytes(body), name
         )
         answer = {"new": new, **_version_json(version), "ahead": gates.ahead(version.ref)}
+        same = "" if new else ", the same content as before"
+        note(f"upload by {author}: {version.ref} {version.status}{same}")
         return JSONResponse(answer, status_code=201 if new else 200)
 
     def own_version(request: Request) -> Response:
@@ -176,6 +181,7 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
                           "version's gate can run again")  # fmt: skip
         count_upload(author)
         version = _requeue(competition, gates, author, version)
+        note(f"recheck by {author}: {version.ref} {version.status}")
         return JSONResponse(_version_json(version) | {"ahead": gates.ahead(version.ref)},
                             status_code=202)  # fmt: skip
 
@@ -232,7 +238,9 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
             return _html("missing.html", code=400, what="seat: expected a seat number (0, 1, ...)")
         data = _public_replay(competition, request.path_params["match_id"])
         if data is None:
-            return _html("missing.html", code=404, what="no stored match with this id")
+            return _to_full_id(competition, request, "") or _html(
+                "missing.html", code=404, what="no stored match with this id"
+            )
         chosen = int(seat) if seat else None
         if chosen is not None and chosen >= len(data["players"]):
             last = len(data["players"]) - 1
@@ -247,7 +255,9 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
         match_id = request.path_params["match_id"]
         data = _public_replay(competition, match_id)
         if data is None:
-            return JSONResponse({"error": "no stored match with this id"}, status_code=404)
+            return _to_full_id(competition, request, "/replay.json") or JSONResponse(
+                {"error": "no stored match with this id"}, status_code=404
+            )
         disposition = f'attachment; filename="{_safe_id(match_id)}.json"'
         return JSONResponse(data, headers={"Content-Disposition": disposition})
 
@@ -296,12 +306,33 @@ async def _no_icon(_request: Request) -> Response:
     return Response(status_code=204)
 
 
-async def _refused(_request: Request, exc: Refused) -> Response:
+async def _refused(request: Request, exc: Refused) -> Response:
+    note(f"refused {request.method} {request.url.path[:100]}: {exc.status} {exc}")
     return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=exc.headers)
 
 
 def _html(template: str, code: int = 200, **context: Any) -> HTMLResponse:
     return HTMLResponse(_env.get_template(template).render(**context), status_code=code)
+
+
+def _to_full_id(competition: Competition, request: Request, rest: str) -> Response | None:
+    """A redirect from ``/matches/SHORT`` (the start of a match id, as pages show it) to the
+    match's own address; None when no published match, or more than one, has an id that
+    starts so (an unpublished match is never counted: a 404 tells nothing of it)."""
+    short = request.path_params["match_id"]
+    if not (MATCH_ID.fullmatch(short) and len(short) >= SHORT_ID):
+        return None
+    with _reading(competition) as store:
+        if store is None:
+            return None
+        like = re.sub(r"([!%_])", r"!\1", short) + "%"
+        query = "SELECT id FROM matches WHERE id LIKE ? ESCAPE '!'"
+        ids = [r[0] for r in store.conn.execute(query, (like,)).fetchall()]
+        found = [i for i in ids if i.startswith(short) and is_published(store, i)]
+    if len(found) != 1 or found[0] == short:
+        return None
+    query = f"?{request.url.query}" if request.url.query else ""
+    return RedirectResponse(f"/matches/{found[0]}{rest}{query}", status_code=307)
 
 
 def _safe_id(match_id: str) -> str:

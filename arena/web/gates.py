@@ -40,6 +40,7 @@ from pathlib import Path
 from arena.registry.content import seal, unseal
 from arena.registry.gate import GateHostError, build_step, validate_step
 from arena.registry.store import Registry, RegistryError
+from arena.web.events import note
 
 # Each step and the statuses its version is in until the step has spoken.
 STEPS = {"build": ("queued", "building"), "validate": ("validating",)}
@@ -219,6 +220,8 @@ class GateQueue:
                     else f"its process ended unexpectedly (exit status {code})"
                 )
                 version = registry.set_status(job.ref, "waiting", _interrupted(job.ref, why))
+        reason = version.reason.splitlines()[0] if version.reason else ""
+        note(f"gate {job.ref} {job.step}: {version.status}" + (f" ({reason})" if reason else ""))
         return version.status
 
 

@@ -28,6 +28,7 @@ from arena.ladder.loop import HostFailure
 from arena.ladder.run import run_ladder
 from arena.ladder.store import StorageError, StoreError
 from arena.web.competition import Competition
+from arena.web.events import note
 
 STOP_WAIT_S = 60.0
 # What stops the ladder until the next look (the problem is shown on the queue page).
@@ -118,6 +119,8 @@ class Runner:
         self.state.done, self.state.scheduled = done, total or 0
 
     def _set(self, status: str, problem: str = "", **changes: object) -> None:
+        if (status, problem) != (self.state.status, self.state.problem):
+            note(f"ladder {status}" + (f": {problem}" if problem else ""))
         self.state.status = status
         self.state.problem = problem
         self.state.since = time.time()
@@ -150,12 +153,26 @@ class Watched(Executor):
 
     def outcome(self, future: Any) -> list[Returned]:
         try:
-            return self.inner.outcome(future)
+            returned = self.inner.outcome(future)
         finally:
             with self.lock:
-                self.held.pop(future, None)
+                ids = self.held.pop(future, [])
+        for match_id, one in zip(ids, returned, strict=False):
+            note(f"match {match_id} {played(one)}")
+        return returned
 
     def close(self, abort: bool = False) -> None:
         with self.lock:
             self.held.clear()
         self.inner.close(abort)
+
+
+def played(returned: Returned) -> str:
+    """A match as the organiser's log tells it: each seat's bot and status, or why it is void
+    (a void match is played again; it is never a bot's fault)."""
+    result = returned.result
+    if returned.void is not None or result is None:
+        return f"void, played again: {returned.void}"
+    seats = ", ".join(f"{s['name']} {s['status']}" for s in result["seats"])
+    took = result["duration_ms"] / 1000
+    return f"played: {seats} ({result['decisions']} decisions, {took:.1f} s)"

@@ -56,6 +56,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def closed(sock: socket.socket) -> bool:
+    """Whether the server closed (or reset) a non-blocking connection of ours."""
+    try:
+        return sock.recv(1 << 16) == b""
+    except BlockingIOError:
+        return False
+    except OSError:  # reset
+        return True
+
+
 def get_json(url: str) -> Any:
     with urllib.request.urlopen(url, timeout=30) as response:
         return json.loads(response.read())

@@ -26,7 +26,7 @@ from arena.web.client import pack, upload
 from arena.web.competition import load_competition
 from tests.registry.helpers import arena, bot_folder
 from tests.web.competitions import write_competition
-from tests.web.servers import Serve, get_json, settled, until
+from tests.web.servers import Serve, closed, get_json, settled, until
 
 HALF_SENT = 500
 
@@ -136,15 +136,6 @@ def test_a_huge_build_log_is_kept_capped_and_a_failure_names_its_first_error(
     assert "  | main.c:9:1: error: expected declaration\n" in shown.stdout
 
 
-def _closed(sock: socket.socket) -> bool:
-    try:
-        return sock.recv(1 << 16) == b""
-    except BlockingIOError:
-        return False
-    except OSError:  # reset
-        return True
-
-
 def test_half_sent_requests_are_closed_and_the_site_answers_meanwhile(
     tmp_path: Path, served: Serve
 ) -> None:
@@ -161,7 +152,7 @@ def test_half_sent_requests_are_closed_and_the_site_answers_meanwhile(
     try:
         for _ in range(10):
             assert get_json(url + "/api/changes")["version"]
-        until(lambda: all(_closed(s) for s in attackers), timeout=120,
+        until(lambda: all(closed(s) for s in attackers), timeout=120,
               what="every half-sent request closed")  # fmt: skip
         assert get_json(url + "/api/changes")["version"]
 

@@ -281,3 +281,118 @@ def test_the_report_links_every_match_to_its_viewer(page: Page, tmp_path: Path) 
     links.first.click()
     assert page.locator("#where").inner_text().startswith("decision 1 of ")
     assert page.locator("#seat option").first.inner_text() == "omniscient"
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_typing_the_last_decisions_number_shows_the_result(
+    game_id: str, pages: dict, page: Page
+) -> None:
+    data = pages[game_id]["data"]
+    n = len(data["decisions"])
+    page.goto(pages[game_id]["full"].as_uri())
+    page.fill("#jump", str(n))
+    page.keyboard.press("Enter")
+    assert page.locator("#where").inner_text() == f"decision {n} of {n}"
+    assert page.locator("#result tr[data-seat]").count() == len(data["players"])
+    page.fill("#jump", str(n - 1))
+    page.click("#go")
+    assert page.locator("#result").count() == 0  # not before the last answer
+
+
+def test_an_address_fragment_opens_a_decision_and_follows_the_one_shown(
+    pages: dict, page: Page
+) -> None:
+    viewer = pages["motora"]["full"].as_uri()
+    n = len(pages["motora"]["data"]["decisions"])
+    where = page.locator("#where")
+    page.goto(viewer + "#d=5")
+    assert where.inner_text() == f"decision 5 of {n}"
+    page.click("#forward")
+    assert page.evaluate("location.hash") == "#d=6"
+    page.evaluate("location.hash = '#d=3'")
+    page.wait_for_function("document.body.dataset.step === '2'")
+    assert where.inner_text() == f"decision 3 of {n}"
+    page.click("#last")
+    assert page.evaluate("location.hash") == "#d=end"
+    cases = {"#d=end": "end of the game", "#d=0": f"decision 1 of {n}",
+             "#d=99999": "end of the game", "#d=x<b>": f"decision 1 of {n}"}  # fmt: skip
+    for fragment, shown in cases.items():
+        page.goto("about:blank")
+        page.goto(viewer + fragment)
+        assert where.inner_text() == shown, fragment
+
+
+# Each seat's own hand in each game's omniscient table.
+HANDS = {
+    "happy_mochi": ".mochi-seat .hand",
+    "mottainai": ".mottainai-seat .hand",
+    "mai_star": ".maistar-seat .hand",
+    "motora": ".motora > .hand",
+}
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_omniscient_table_draws_each_seat_once_with_its_own_cards(
+    game_id: str, pages: dict, page: Page
+) -> None:
+    data = pages[game_id]["data"]
+    players = len(data["players"])
+    page.goto(pages[game_id]["full"].as_uri())
+    n = len(data["decisions"]) // 2
+    page.fill("#jump", str(n))
+    page.click("#go")
+    assert page.locator(".seat-panel").count() == 0 and page.locator(".table-panel").count() == 1
+    hands = page.locator(HANDS[game_id])
+    assert hands.count() == players  # once each, not every seat inside every seat's panel
+    assert page.locator(".hand .card.hidden").count() == 0  # every hand face up
+    views, _ = _expected(data, 0)
+    mine = views[n - 1].get("hand")
+    if game_id in ("happy_mochi", "mai_star"):  # chips that carry their card id
+        shown = hands.nth(0).locator(".card[data-card]")
+        assert [shown.nth(i).get_attribute("data-card") for i in range(shown.count())] == [
+            str(c) for c in mine
+        ]
+    _shot(page, pages[game_id]["full"].parent, f"{game_id}-omniscient-table")
+
+
+def test_mai_star_chips_show_requirement_and_income(pages: dict, page: Page) -> None:
+    data = pages["mai_star"]["data"]
+    customers = {c["id"]: c for c in load_game("mai_star").public_data({})["customers"]}
+    page.goto(pages["mai_star"]["full"].as_uri())
+    page.fill("#jump", str(len(data["decisions"]) // 2))
+    page.click("#go")
+    chips = page.locator(".maistar .card[data-card]")
+    assert chips.count() > 3
+    for i in range(chips.count()):
+        c = customers[chips.nth(i).get_attribute("data-card")]
+        text = chips.nth(i).inner_text()
+        assert text.startswith(c["name"] + " · ") and text.endswith(f" · income {c['income']}")
+        if c["requirement_type"] == "none":
+            assert " · never a guest · " in text
+        else:
+            assert f" · needs {c['requirement']} ({c['requirement_type']}) · " in text
+
+
+TALKER = ROOT / "tests" / "bots" / "faulty" / "talker.py"
+
+
+def test_a_bots_notes_are_shown_as_text_and_only_on_its_own_seats_page(
+    page: Page, tmp_path: Path
+) -> None:
+    path = tmp_path / "talk.json"
+    bots = [parse_bot(f"talker=python {TALKER}", ROOT), _random_bot(1)]
+    options = {**GAMES["happy_mochi"][1], "first_seat": 0}
+    play_match(load_game("happy_mochi"), bots, 6, options, LIMITS, replay_path=path)
+    data = read(path)
+    first = next(i for i, d in enumerate(data["decisions"], 1) if "info" in d)
+    other = write_viewer(path, tmp_path / "seat1.html", seat=1)
+    assert "note 1: holding" not in other.read_text()  # seat 0's words about its cards
+    for viewer in (write_viewer(path, tmp_path / "full.html"),
+                   write_viewer(path, tmp_path / "seat0.html", seat=0)):  # fmt: skip
+        page.goto(f"{viewer.as_uri()}#d={first}")
+        info = page.locator("#info").inner_text()
+        assert info.startswith("its note: note 1: holding [")
+        assert '<img src=x onerror="window.pwned=1"><script>' in info
+        assert page.evaluate("window.pwned === undefined") and page.locator("img").count() == 0
+    page.goto(f"{other.as_uri()}#d={first}")
+    assert page.locator("#info").count() == 0

@@ -21,26 +21,54 @@
       [K.cards(ids, (id) => card(data, id, ids.indexOf(id) === top ? "top" : ""))]);
   }
 
-  function panel(view, data, seat) {
-    const K = window.ArenaKit;
+  // The centre duo and the round, as every seat sees them.
+  function centre(K, view, data) {
     const duo = view.main_duo || {};
-    const box = K.el("div", { class: "mochi" }, [
+    return [
       K.el("p", { text: "round " + view.round + " · turn " + view.turn + " · " + view.phase + " · direction " + view.direction + " · seat " + view.active + " to play · draw pile " + view.draw_size }),
       K.zone("centre duo: value " + duo.value + (duo.same_colour ? ", same colour" : ""), "duo", [
         pile(K, "T", view.T || [], data),
         pile(K, "U", view.U || [], data),
       ]),
+    ];
+  }
+
+  // A seat's own cards, from its own view: hand, reserve, and the card it holds.
+  function own(K, view, data, seat) {
+    const parts = [
       K.zone("hand of seat " + seat, "hand", [K.cards(view.hand, (id) => card(data, id))]),
       K.zone("reserve of seat " + seat + " (face down)", "reserve", [K.cards(view.reserve, (id) => card(data, id))]),
-    ]);
+    ];
     if (view.holding !== undefined && view.holding !== null) {
-      box.append(K.zone("holding", "holding", [K.cards([view.holding], (id) => card(data, id))]));
+      parts.push(K.zone("holding", "holding", [K.cards([view.holding], (id) => card(data, id))]));
     }
+    return parts;
+  }
+
+  function panel(view, data, seat) {
+    const K = window.ArenaKit;
+    const box = K.el("div", { class: "mochi" }, [...centre(K, view, data), ...own(K, view, data, seat)]);
+    return seatsAndRounds(K, box, view, seat, (s) => s === seat);
+  }
+
+  // The omniscient table: the centre once, then each seat's own cards from its own view.
+  function table(views, data) {
+    const K = window.ArenaKit;
+    const first = views[Object.keys(views)[0]];
+    const box = K.el("div", { class: "mochi" }, centre(K, first, data));
+    for (const [seat, view] of Object.entries(views)) {
+      box.append(K.el("div", { class: "mochi-seat", "data-seat": seat }, own(K, view, data, Number(seat))));
+    }
+    return seatsAndRounds(K, box, first, null, (s) => String(s) in views);
+  }
+
+  // Every seat's counts and totals (``shown(s)``: its hand is drawn above), and the rounds.
+  function seatsAndRounds(K, box, view, seat, shown) {
     const rows = [];
     for (let s = 0; s < view.players; s++) {
       rows.push({
         attrs: { "data-seat": s, class: s === seat ? "mine" : null },
-        cells: [s, s === seat ? view.hand_sizes[s] + " (shown above)" : K.hidden(view.hand_sizes[s]), view.reserve_sizes[s], view.totals[s]],
+        cells: [s, shown(s) ? view.hand_sizes[s] + " (shown above)" : K.hidden(view.hand_sizes[s]), view.reserve_sizes[s], view.totals[s]],
       });
     }
     box.append(K.zone("seats", "seats", [K.table(["seat", "hand", "reserve", "total"], rows)]));
@@ -87,5 +115,5 @@
     return named.join(" ");
   }
 
-  window.ArenaRenderers.happy_mochi = { panel, event, option };
+  window.ArenaRenderers.happy_mochi = { panel, table, event, option };
 })();

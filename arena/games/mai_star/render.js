@@ -11,11 +11,18 @@
     return byId.get(data);
   }
 
+  // What a customer asks and pays, printed on its chip: "needs 3 (colour) · income 2".
+  function values(c) {
+    if (c.requirement === undefined) return "";
+    const needs = c.requirement_type === "none" ? "never a guest" : "needs " + c.requirement + (c.requirement_type === "colour" ? " (colour)" : " (any)");
+    return " · " + needs + " · income " + c.income;
+  }
+
   function card(data) {
     return (id) => {
       const c = customers(data)[id] || { name: id, color: "" };
       return {
-        text: c.name,
+        text: c.name + values(c),
         title: id + (c.requirement !== undefined ? ": needs " + c.requirement + " " + c.requirement_type + ", income " + c.income + (c.effect ? "; " + c.effect : "") : ""),
         color: COLOURS[c.color] || "#fff",
         attrs: { "data-card": id },
@@ -28,11 +35,11 @@
     return "performance " + r.performance + " · service " + r.service + " · intelligence " + r.intelligence;
   }
 
-  function seatBox(K, view, data, s, seat) {
+  // A seat's table; its hand in full when ``mine`` (drawn from its own view), else a count.
+  function seatBox(K, view, data, s, mine, you) {
     const t = view.tables[s];
-    const mine = s === seat;
-    const box = K.el("div", { class: "maistar-seat" + (mine ? " mine" : ""), "data-seat": s }, [
-      K.el("h4", { text: "seat " + s + (s === view.active ? " · to play" : "") + (mine ? " · you" : "") + " · total " + t.total + (t.round_vp && t.round_vp.length ? " (rounds " + t.round_vp.join(", ") + ")" : "") }),
+    const box = K.el("div", { class: "maistar-seat" + (you ? " mine" : ""), "data-seat": s }, [
+      K.el("h4", { text: "seat " + s + (s === view.active ? " · to play" : "") + (you ? " · you" : "") + " · total " + t.total + (t.round_vp && t.round_vp.length ? " (rounds " + t.round_vp.join(", ") + ")" : "") }),
       K.zone("geisha", "geisha", [K.el("span", { class: "geisha-name", text: (t.geisha || "–") + " — " + reputation(t.reputation) })]),
       K.zone("advertisers (" + t.advertisers.length + ")", "advertisers", [K.cards(t.advertisers, card(data))]),
       K.zone("guests (" + t.guests.length + ")", "guests", [K.cards(t.guests, card(data))]),
@@ -42,15 +49,26 @@
     return box;
   }
 
-  function panel(view, data, seat) {
+  // The table around the seats' boxes; ``seatOf(K, s)`` draws seat s.
+  function layout(view, data, seatOf) {
     const K = window.ArenaKit;
     const box = K.el("div", { class: "maistar" }, [
       K.el("p", { text: "round " + view.round + " · " + view.phase + " · deck " + view.deck_size + " · discard " + view.discard.length }),
     ]);
     if (view.available_geishas) box.append(K.zone("geishas to choose from", "available", [K.el("span", { text: view.available_geishas.join(", ") })]));
-    for (let s = 0; s < view.tables.length; s++) box.append(seatBox(K, view, data, s, seat));
+    for (let s = 0; s < view.tables.length; s++) box.append(seatOf(K, s));
     box.append(K.zone("discard (oldest first)", "discard", [K.cards(view.discard, card(data))]));
     return box;
+  }
+
+  function panel(view, data, seat) {
+    return layout(view, data, (K, s) => seatBox(K, view, data, s, s === seat, s === seat));
+  }
+
+  // The omniscient table: each seat once, its hand from its own view.
+  function table(views, data) {
+    const first = views[Object.keys(views)[0]];
+    return layout(first, data, (K, s) => seatBox(K, views[s] || first, data, s, s in views, false));
   }
 
   function event(e, data) {
@@ -78,5 +96,5 @@
     }
   }
 
-  window.ArenaRenderers.mai_star = { panel, event };
+  window.ArenaRenderers.mai_star = { panel, table, event };
 })();

@@ -83,7 +83,31 @@
       ? K.table(["side", "dice", "modifier", "rerolls"], fight.sides.map((s) => ({ cells: [s.side === "npe" ? "the island" : s.side, s.dice.join(" + "), s.modifier, s.rerolls] })))
       : K.el("span", { class: "muted", text: "no fight now (die rolls are listed with the events)" });
     box.append(K.zone("dice" + (fight ? " · fight at " + fight.site : ""), "dice", [dice]));
-    box.append(K.zone("cards of seat " + seat, "hand", [K.cards(view.hand, (c) => ({ text: c.name, title: c.card + " (" + c.kind + ")" + (c.carried_by !== null ? ", carried by member " + c.carried_by : "") }))]));
+    if (seat !== null) box.append(hand(K, view, data, seat));
+    return box;
+  }
+
+  const byCard = new WeakMap(); // data -> {card id: printed card}, built once
+
+  function printed(data, id) {
+    if (!byCard.has(data)) byCard.set(data, Object.fromEntries(data.cards.map((c) => [c.card, c])));
+    return byCard.get(data)[id] || {};
+  }
+
+  // A seat's cards, from its own view; each chip names its kind, its title the card's text.
+  function hand(K, view, data, seat) {
+    return K.zone("cards of seat " + seat, "hand", [K.cards(view.hand, (c) => ({
+      text: c.name + " · " + c.kind,
+      title: c.card + (printed(data, c.card).text ? ": " + printed(data, c.card).text : "") + (c.carried_by !== null ? " (carried by member " + c.carried_by + ")" : ""),
+      attrs: { "data-card": c.card },
+    }))]);
+  }
+
+  // The omniscient table: the island once, then each seat's cards from its own view.
+  function table(views, data) {
+    const K = window.ArenaKit;
+    const box = panel(views[Object.keys(views)[0]], data, null);
+    for (const [seat, view] of Object.entries(views)) box.append(hand(K, view, data, Number(seat)));
     return box;
   }
 
@@ -109,5 +133,5 @@
     }
   }
 
-  window.ArenaRenderers.motora = { panel, event };
+  window.ArenaRenderers.motora = { panel, table, event };
 })();

@@ -17,11 +17,11 @@
     return K.zone(label + " (" + (list || []).length + ")", cls, [K.cards(list || [], card)]);
   }
 
-  function seatBox(K, view, s, seat) {
+  // A seat's table; its hand in full when ``mine`` (drawn from its own view), else a count.
+  function seatBox(K, view, s, mine, you) {
     const t = view.seats[s];
-    const mine = s === seat;
-    const box = K.el("div", { class: "mottainai-seat" + (mine ? " mine" : ""), "data-seat": s }, [
-      K.el("h4", { text: "seat " + s + (s === view.current ? " · current player" : "") + (mine ? " · you" : "") }),
+    const box = K.el("div", { class: "mottainai-seat" + (you ? " mine" : ""), "data-seat": s }, [
+      K.el("h4", { text: "seat " + s + (s === view.current ? " · current player" : "") + (you ? " · you" : "") }),
     ]);
     let task;
     if (t.task) task = K.cards([t.task], card);
@@ -43,6 +43,17 @@
   }
 
   function panel(view, data, seat) {
+    return layout(view, (K, s) => seatBox(K, view, s, s === seat, s === seat));
+  }
+
+  // The omniscient table: each seat once, its hand from its own view.
+  function table(views) {
+    const first = views[Object.keys(views)[0]];
+    return layout(first, (K, s) => seatBox(K, views[s] || first, s, s in views, false));
+  }
+
+  // The floor and the turn around the seats' boxes; ``seatOf(K, s)`` draws seat s.
+  function layout(view, seatOf) {
     const K = window.ArenaKit;
     const task = view.task ? " · performing " + view.task.task + " (" + view.task.material + ") action " + view.task.action + " of " + view.task.actions : "";
     const box = K.el("div", { class: "mottainai" }, [
@@ -51,7 +62,7 @@
     ]);
     if (view.deck_top) box.append(K.zone("top of the deck", "deck-top", [K.cards([view.deck_top], card)]));
     const seats = K.el("div", { class: "mottainai-seats" });
-    for (let s = 0; s < view.seats.length; s++) seats.append(seatBox(K, view, s, seat));
+    for (let s = 0; s < view.seats.length; s++) seats.append(seatOf(K, s));
     box.append(seats);
     if (view.scores) box.append(K.el("p", { class: "scores", text: "scores " + view.scores.join(" · ") }));
     return box;
@@ -81,5 +92,5 @@
     }
   }
 
-  window.ArenaRenderers.mottainai = { panel, event };
+  window.ArenaRenderers.mottainai = { panel, table, event };
 })();

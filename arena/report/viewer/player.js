@@ -1,7 +1,10 @@
 // The generic replay player: controls, timeline, decision, events, and the game's panels.
 // It reads the JSON embedded by arena/report/viewer.py and draws with a renderer registered
 // as window.ArenaRenderers[game id] = {panel(view, data, seat) -> HTMLElement, event(e, data)
-// -> string, optional option(o, data) -> string}; without one, views are drawn as trees.
+// -> string, optional option(o, data) -> string, optional table(views, data) -> HTMLElement:
+// the omniscient table, each seat drawn once from its own view (views: {seat: view})};
+// without one, views are drawn as trees. "#d=N" in the address opens decision N ("#d=end" the
+// end of the game), and the address follows the decision shown, so it can be passed on.
 // Everything is built with createElement and textContent (window.ArenaKit, kit.js): a bot's
 // words never become markup.
 (function () {
@@ -104,10 +107,19 @@
     if (!d.options || (chosen !== OMNI && Number(chosen) !== d.seat)) {
       parts.push(el("p", { class: "who", text: name(d.seat) + " decides" }));
       parts.push(el("p", { class: "muted", text: "(another seat's decision: not shown to this seat)" }));
-      return parts;
+    } else {
+      parts.push(...answered(d));
     }
-    parts.push(el("p", { class: "who", text: name(d.seat) + " · " + d.kind }));
-    parts.push(el("p", { class: "prompt", text: R.prompts[d.prompt] }));
+    // The last answer ends the game: its result follows at once (typing its number shows it).
+    if (index === last - 1) parts.push(...finalResult());
+    return parts;
+  }
+
+  function answered(d) {
+    const parts = [
+      el("p", { class: "who", text: name(d.seat) + " · " + d.kind }),
+      el("p", { class: "prompt", text: R.prompts[d.prompt] }),
+    ];
     const list = el("ol", { id: "options", start: "0" });
     d.options.map((k) => R.options[k]).forEach((o, i) => {
       list.append(el("li", { class: i === d.choice ? "chosen" : "", "data-index": String(i), text: optionText(o) }));
@@ -118,6 +130,7 @@
     else if (d.by === "auto") spent = "answered by the referee (a single option)";
     else spent = "answered by a substitute (a seeded random choice: the seat was forfeited)";
     parts.push(el("p", { id: "spent", text: spent }));
+    if (d.info !== undefined) parts.push(el("p", { id: "info" }, [el("span", { class: "label", text: "its note: " }), d.info]));
     if (d.incidents) parts.push(incidentList(d.incidents));
     return parts;
   }
@@ -185,6 +198,19 @@
     return box;
   }
 
+  // Every seat once, each from its own view (a seat's view holds the others' public parts).
+  function omniscientTable() {
+    const byseat = Object.fromEntries(R.seats.map((seat) => [seat, views[seat][index]]));
+    let drawn;
+    try {
+      drawn = game.table(byseat, R.data);
+    } catch (err) {
+      console.warn("renderer failed, drawing each seat's panel:", err);
+      return el("div", { class: "panels" }, R.seats.map(seatPanel));
+    }
+    return el("div", { class: "panels" }, [el("div", { class: "table-panel" }, [drawn])]);
+  }
+
   function show(i) {
     index = Math.max(0, Math.min(last, i));
     const step = steps[index];
@@ -195,9 +221,7 @@
       el("h2", { text: index === last ? "Events since the last decision" : "Events since the previous decision" }),
       items.length ? el("ul", {}, items) : el("p", { class: "muted", text: "(none)" }),
     );
-    const seats = chosen === OMNI ? R.seats : [Number(chosen)];
-    const panels = el("div", { class: "panels" }, seats.map(seatPanel));
-    tableBox.replaceChildren(panels);
+    tableBox.replaceChildren(chosen === OMNI && game.table ? omniscientTable() : el("div", { class: "panels" }, (chosen === OMNI ? R.seats : [Number(chosen)]).map(seatPanel)));
     if (chosen === OMNI && hasPosition) {
       tableBox.append(el("details", { id: "position", class: "box" }, [
         el("summary", { text: "the full position (hidden cards included)" }),
@@ -208,6 +232,21 @@
     jump.value = String(Math.min(index + 1, last));
     timeline.value = String(index);
     document.body.dataset.step = String(index);
+    const fragment = "#d=" + (index === last ? "end" : index + 1);
+    if (location.hash !== fragment) {
+      try {
+        history.replaceState(null, "", fragment);
+      } catch (err) {
+        // a page opened where its address cannot change: it still shows the decision
+      }
+    }
+  }
+
+  // "#d=N": decision N (from 1), "#d=end": the end of the game; null for anything else.
+  function fromFragment() {
+    const m = /^#d=(\d{1,9}|end)$/.exec(location.hash);
+    if (!m) return null;
+    return m[1] === "end" ? last : Number(m[1]) - 1;
   }
 
   function pause() {
@@ -250,5 +289,9 @@
     view: (seat, step) => views[seat][step], steps: steps.length, show: show, game: R.game.id, data: R.data,
   };
 
-  show(0);
+  window.addEventListener("hashchange", () => {
+    const at = fromFragment();
+    if (at !== null && at !== index) { pause(); show(at); }
+  });
+  show(fromFragment() ?? 0);
 })();
