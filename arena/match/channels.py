@@ -396,9 +396,9 @@ class StdioChannel:
 
     def receive(self, ready: dict[Any, int]) -> list[Frame]:
         if self.writing is not None and self.writing in ready:
-            self._flush()
+            self._flush(self.writing)
         if self.stdout is not None and self.stdout in ready and not self.closed:
-            self._read()
+            self._read(self.stdout)
         frames: list[Frame] = []
         size = 0
         while len(frames) < WAKE_MESSAGES and size < self.max_bytes:
@@ -418,11 +418,11 @@ class StdioChannel:
             frames.append(self._rest(ProtocolError("malformed", why)))
         return frames
 
-    def _read(self) -> None:
+    def _read(self, stdout: int) -> None:
         """Read all there is, but never hold more than one message's worth unparsed."""
         while not self.closed and len(self.inbox) <= self.max_bytes:
             try:
-                chunk = os.read(self.stdout, READ_CHUNK)
+                chunk = os.read(stdout, READ_CHUNK)
             except BlockingIOError:
                 break
             except OSError:
@@ -443,11 +443,11 @@ class StdioChannel:
         if self.stdin is None or self.overflowed:
             return
         self.outbox += codec.encode_line(msg)
-        self._flush()
+        self._flush(self.stdin)
 
-    def _flush(self) -> None:
+    def _flush(self, stdin: int) -> None:
         try:
-            written = os.write(self.stdin, self.outbox)
+            written = os.write(stdin, self.outbox)
         except BlockingIOError:
             return
         except OSError:  # the bot closed its stdin or died: its pidfd or clock will tell
