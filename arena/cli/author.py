@@ -75,7 +75,7 @@ def _versions(found: dict[str, Any], bot: str) -> list[dict[str, Any]]:
     """``bot``'s versions in a ``/api/bots/mine`` answer, oldest first."""
     return sorted(
         (v for v in found["versions"] if parse_ref(v["version"])[0] == bot),
-        key=lambda v: parse_ref(v["version"])[1],
+        key=lambda v: parse_ref(v["version"])[1] or 0,  # a listed version always has its @N
     )
 
 

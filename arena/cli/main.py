@@ -10,7 +10,7 @@ import json
 import secrets
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from tabulate import tabulate
@@ -79,7 +79,7 @@ def games(
 ) -> None:
     """List the installed games: id, title, player range, options (auto: the game decides from
     the player count) and where each game's README is."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for game in available_games().values():
         rows.append(
             {

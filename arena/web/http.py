@@ -105,8 +105,8 @@ class GuardedH11Protocol(H11Protocol):
         self.head_timer: asyncio.TimerHandle | None = None
         super().connection_made(transport)
         address = self.client[0] if self.client else None
-        same = sum(1 for c in self.connections if getattr(c, "client", None) and
-                   c.client[0] == address)  # fmt: skip
+        same = sum(1 for c in self.connections if (peer := getattr(c, "client", None)) and
+                   peer[0] == address)  # fmt: skip
         if address is not None and same > self.per_address:
             transport.close()
             return
