@@ -144,7 +144,8 @@ class _ZmqLink:
         self.sock.send(codec.encode(msg))
 
     def recv(self) -> dict[str, Any] | None:
-        return msgpack.unpackb(self.sock.recv())
+        msg: dict[str, Any] | None = msgpack.unpackb(self.sock.recv())
+        return msg
 
     def close(self) -> None:
         self.sock.close()

@@ -178,7 +178,7 @@ def _since_upload(seats: list[tuple[dict[str, Any], dict[str, Any]]], url: str) 
 def _incident(incident: dict[str, Any]) -> str:
     """One incident: its code, whether it forfeited the seat, the request it came at, the
     referee's words and an excerpt of what the bot sent."""
-    text = incident["code"] + (" (fatal)" if incident.get("fatal") else "")
+    text: str = incident["code"] + (" (fatal)" if incident.get("fatal") else "")
     if incident.get("seq") is not None:
         text += f", seq {incident['seq']} {incident.get('kind') or ''}".rstrip()
     text += f": {incident['detail']}"

@@ -284,7 +284,7 @@ def check_bot_command(
         raise typer.Exit(1)
 
 
-def _load(path: Path) -> dict:
+def _load(path: Path) -> dict[str, Any]:
     try:
         return read(path)
     except ReplayError as exc:
