@@ -101,6 +101,7 @@ class GuardedH11Protocol(H11Protocol):
     header_timeout_s = 10.0
     per_address = 64
 
+    # uvicorn narrows BaseProtocol.connection_made to an asyncio.Transport the same way
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self.head_timer: asyncio.TimerHandle | None = None
         super().connection_made(transport)
