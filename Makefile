@@ -41,9 +41,11 @@ sample_bots/cpp/build/random_bot: $(SYSTEM) $(wildcard sample_bots/cpp/*.cpp sam
 sample_bots/java/build/RandomBot.class: $(SYSTEM) $(wildcard sample_bots/java/*.java)
 	cd sample_bots/java && javac -d build Json.java RandomBot.java
 
+# Ruff, then mypy over arena and protocol (strict on the boundary modules: pyproject.toml).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 # Two tables of throughput figures, each beside its floor (bench/throughput.py and
 # bench/decision_loop.py; a few minutes each); FASTCHESS=PATH measures fastchess beside the
@@ -61,4 +63,4 @@ mutate: $(STAMP)
 	$(PY) bench/mutate.py -n $(MUTANTS)
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache replays sample_bots/node/node_modules sample_bots/cpp/build sample_bots/java/build
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache replays sample_bots/node/node_modules sample_bots/cpp/build sample_bots/java/build

@@ -2,7 +2,8 @@
 
 Plays seeded random games in-process (no referee) and reports the engine's own cost: every
 ``pending()``, ``act()`` and the ``view()`` + ``events_since()`` a bot would be sent. The aim
-(DESIGN.md) is a cost per decision far below one ZeroMQ round trip (about 70 us here).
+is a cost per decision far below one ZeroMQ round trip (about 70 us here), so that a match
+waits on its bots, never on the rules.
 
     python bench/engines.py [--games N] [--repeat R] [--game ID ...]
 

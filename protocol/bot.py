@@ -147,7 +147,8 @@ class _ZmqLink:
         self.sock.send(codec.encode(msg))
 
     def recv(self) -> dict[str, Any] | None:
-        return msgpack.unpackb(self.sock.recv())
+        msg: dict[str, Any] | None = msgpack.unpackb(self.sock.recv())
+        return msg
 
     def close(self) -> None:
         self.sock.close()
@@ -188,7 +189,8 @@ class _PipeLink(_StdioLink):
         (size,) = codec.HEADER.unpack(head)
         if size > MAX_INBOUND:
             raise ValueError(f"a referee message of {size} bytes, over {MAX_INBOUND}")
-        return msgpack.unpackb(self.inp.read(size))
+        message: dict[str, Any] = msgpack.unpackb(self.inp.read(size))
+        return message
 
 
 _LINKS = {"stdio": _StdioLink, "pipe": _PipeLink}

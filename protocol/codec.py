@@ -37,12 +37,13 @@ class ProtocolError(Exception):
 
 def encode(message: dict[str, Any]) -> bytes:
     """Pack a message map; str stays str and bytes stays bin."""
-    return msgpack.packb(message, use_bin_type=True)
+    packed: bytes = msgpack.packb(message, use_bin_type=True)
+    return packed
 
 
 def frame(message: dict[str, Any]) -> bytes:
     """A message as the pipe transport carries it: its length, then its msgpack bytes."""
-    body = msgpack.packb(message, use_bin_type=True)
+    body: bytes = msgpack.packb(message, use_bin_type=True)
     return HEADER.pack(len(body)) + body
 
 
@@ -51,7 +52,7 @@ def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
     if len(data) > max_bytes:
         raise ProtocolError("too_large", f"message of {len(data)} bytes exceeds {max_bytes}")
     try:
-        obj = msgpack.unpackb(
+        obj: dict[str, Any] = msgpack.unpackb(  # a map once check_shape has passed
             data,
             raw=False,
             strict_map_key=True,
@@ -96,7 +97,9 @@ def decode_line(line: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, An
     if len(line) > max_bytes:
         raise ProtocolError("too_large", f"line of {len(line)} bytes exceeds {max_bytes}")
     try:
-        obj = json.loads(line.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite)
+        obj: dict[str, Any] = json.loads(
+            line.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite
+        )
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError too
         raise ProtocolError("malformed", f"not a valid JSON line ({exc})") from None
     check_shape(obj)

@@ -77,7 +77,7 @@ def _versions(found: dict[str, Any], bot: str) -> list[dict[str, Any]]:
     """``bot``'s versions in a ``/api/bots/mine`` answer, oldest first."""
     return sorted(
         (v for v in found["versions"] if parse_ref(v["version"])[0] == bot),
-        key=lambda v: parse_ref(v["version"])[1],
+        key=lambda v: parse_ref(v["version"])[1] or 0,  # a listed version always has its @N
     )
 
 
@@ -201,7 +201,7 @@ def _since_upload(
 def _incident(incident: dict[str, Any]) -> str:
     """One incident: its code, whether it forfeited the seat, the request it came at, the
     referee's words and an excerpt of what the bot sent."""
-    text = incident["code"] + (" (fatal)" if incident.get("fatal") else "")
+    text: str = incident["code"] + (" (fatal)" if incident.get("fatal") else "")
     if incident.get("seq") is not None:
         text += f", seq {incident['seq']} {incident.get('kind') or ''}".rstrip()
     text += f": {incident['detail']}"

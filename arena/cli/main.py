@@ -10,7 +10,7 @@ import json
 import secrets
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from tabulate import tabulate
@@ -79,7 +79,7 @@ def games(
 ) -> None:
     """List the installed games: id, title, player range, options (auto: the game decides from
     the player count) and where each game's README is."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for game in available_games().values():
         rows.append(
             {
@@ -285,7 +285,7 @@ def check_bot_command(
         raise typer.Exit(1)
 
 
-def _load(path: Path) -> dict:
+def _load(path: Path) -> dict[str, Any]:
     try:
         return read(path)
     except ReplayError as exc:

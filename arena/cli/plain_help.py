@@ -30,7 +30,8 @@ def value_name(option: TyperOption) -> str:
 
 def argument_name(argument: TyperArgument) -> str:
     """The argument as help lists it: its metavar, ``...`` when it takes several."""
-    return argument.metavar + ("..." if argument.nargs != 1 else "")
+    metavar = argument.metavar or (argument.name or "").upper()  # click's default
+    return metavar + ("..." if argument.nargs != 1 else "")
 
 
 class PlainCommand(TyperCommand):

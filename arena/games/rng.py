@@ -104,7 +104,7 @@ class KeyedRandom(random.Random):
     def random(self) -> float:
         return (int.from_bytes(self._take(7), "little") >> 3) * 2.0**-53
 
-    def _randbelow(self, n: int) -> int:  # type: ignore[override]
+    def _randbelow(self, n: int) -> int:
         """A uniform integer in [0, n) by rejection from the top bits of whole bytes
         (``shuffle``, ``randrange``, ``choice`` and ``sample`` all come here); a bound up to
         256, the usual one, reads single bytes of the block in place."""

@@ -53,6 +53,7 @@ FORMATS = ("round-robin", "gauntlet")
 MODELS = ("trueskill", "openskill")
 DEFAULT_MAX_TABLES = 200
 T = TypeVar("T")
+F = TypeVar("F")
 
 
 class LadderConfigError(ValueError):
@@ -139,7 +140,7 @@ class TableReader:
                 expected = f"expected one of: {', '.join(allowed)}"
                 self.problems.append(str(self.error(key, f"unknown key{hint} ({expected})")))
 
-    def attempt(self, read: Callable[[], T], fallback: T) -> T:
+    def attempt(self, read: Callable[[], T], fallback: F) -> T | F:
         """``read()``, or ``fallback`` with its mistakes recorded."""
         try:
             return read()
@@ -172,7 +173,7 @@ class TableReader:
 
     def table(self, key: str) -> TableReader:
         """The sub-table ``key`` (empty, with the mistake recorded, when it is not a table)."""
-        data = self.attempt(lambda: self.get(key, "a table", {}), {})
+        data: dict[str, Any] = self.attempt(lambda: self.get(key, "a table", {}), {})
         return TableReader(self.label, data, f"{self.prefix}{key}.", self.problems)
 
 
@@ -238,7 +239,9 @@ def load_ladder(
     base = path.resolve().parent
     game = top.attempt(lambda: _game(top), None)
     seats = top.attempt(lambda: _seats(top, game), 0)
-    options = top.attempt(lambda: _options(top, game, seats), {}) if game and seats else {}
+    options: dict[str, Any] = (
+        top.attempt(lambda: _options(top, game, seats), {}) if game and seats else {}
+    )
     root = top.attempt(lambda: (base / top.get("root", "a string", ".")).resolve(), base)
     limits_table = top.table("limits")
     limits_table.only(CLOCK_KEYS + SANDBOX_KEYS)
@@ -252,7 +255,7 @@ def load_ladder(
     )
     replays = top.attempt(lambda: _replays(top, base, path.stem), None)
     private = [base, registry, *(p for p in (database, replays) if isinstance(p, Path))]
-    runtime = top.attempt(lambda: _runtime_paths(top, private), ())
+    runtime: tuple[str, ...] = top.attempt(lambda: _runtime_paths(top, private), ())
     sandbox_limits = replace(sandbox_limits, runtime_paths=runtime)
     before = len(problems)
     following = "follow" in data  # a registry bot with no active version waits, unscheduled
@@ -265,7 +268,7 @@ def load_ladder(
     if seats and len(problems) == before and len(bots) < seats and not following:
         problems.append(str(top.error("bots", f"{len(bots)} bots cannot fill {seats} seats")))
     fmt, candidate = top.attempt(lambda: _format(top, bots, seats), ("round-robin", None))
-    cfg = {
+    cfg: dict[str, Any] = {
         "name": top.attempt(lambda: top.get("name", "a string", path.stem), path.stem),
         "limits": top.attempt(lambda: _limits(limits_table), Limits()),
         "policy": top.attempt(lambda: _policy(top.table("faults")), FaultPolicy()),
@@ -390,7 +393,9 @@ def _bots(
     """Every bot entry checked on its own, each entry's mistakes recorded; the good ones, and
     the registry reference of each one named from the registry. ``transport``: the ladder's,
     for command entries that name none (a registry bot speaks its manifest's)."""
-    entries = top.attempt(lambda: top.get("bots", "an array of tables", required=True), [])
+    entries: list[dict[str, Any]] = top.attempt(
+        lambda: top.get("bots", "an array of tables", required=True), []
+    )
     seen: dict[str, tuple[int, str]] = {}
     bots = []
     refs = []
@@ -403,7 +408,7 @@ def _bots(
             if spec is not None:
                 refs.append((spec.name, entry["bot"]))
         else:
-            spec = item.attempt(lambda item=item: _bot(item, root, limits, transport), None)
+            spec = item.attempt(functools.partial(_bot, item, root, limits, transport), None)
         if spec is None:
             continue
         key = name_key(spec.name)  # ``Greedy`` would pass for ``greedy``

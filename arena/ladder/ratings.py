@@ -188,8 +188,8 @@ def rate(
         players = [[current[match.seats[s].bot] for s in g] for g in groups]
         ranks = [min(match.seats[s].rank for s in g) for g in groups]
         for group, rated in zip(groups, model.rate(players, ranks), strict=True):
-            for seat, rating in zip(group, rated, strict=True):
-                bot = match.seats[seat].bot
+            for index, rating in zip(group, rated, strict=True):
+                bot = match.seats[index].bot
                 current[bot] = rating
                 history.append(HistoryRow(match.position, match.match_id, bot, *_ms(rating)))
     return {bot: Rating(*_ms(r)) for bot, r in current.items()}, history

@@ -108,7 +108,7 @@ def build_schedule(
     max_tables: int = 200,
 ) -> list[MatchSpec]:
     """The whole schedule in its canonical order: round, then table, then rotation."""
-    specs = []
+    specs: list[MatchSpec] = []
     for rnd in range(rounds):
         salt = digest("subset", seed, fingerprint, rnd)
         for table in sorted(round_tables(names, seats, max_tables, salt, candidate)):

@@ -51,7 +51,9 @@ class Bounds:
     low: float
     high: float
 
-    def scaled(self, values: Sequence[float], what: str = "per-set value") -> np.ndarray:
+    def scaled(
+        self, values: Sequence[float] | np.ndarray, what: str = "per-set value"
+    ) -> np.ndarray:
         """``values`` mapped onto [0, 1]; raises OutOfRange for any value outside."""
         x = np.asarray(values, dtype=float)
         if x.size and (x.min() < self.low or x.max() > self.high):

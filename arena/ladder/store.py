@@ -264,7 +264,11 @@ class Store:
     def check_still_there(self) -> None:
         """StorageError if the database file was deleted or replaced since it was opened: what
         was written since went into a file nobody can read."""
-        if self.identity is not None and _identity(self.location) != self.identity:
+        if (
+            self.path is not None
+            and self.identity is not None
+            and _identity(self.path) != self.identity
+        ):
             raise StorageError(
                 f"{self.location}: the database was deleted or replaced during the run; the "
                 "matches this run stored since went with the deleted file and are lost; run the "

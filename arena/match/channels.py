@@ -432,10 +432,10 @@ class StreamChannel:
         """A kept process's next match: nothing carries over."""
 
     def receive(self, ready: dict[Any, int]) -> list[Frame]:
-        if self.outbox and self.stdin in ready:
-            self._flush()
-        if self.stdout in ready and not self.closed:
-            self._read()
+        if self.outbox and self.stdin is not None and self.stdin in ready:
+            self._flush(self.stdin)
+        if self.stdout is not None and self.stdout in ready and not self.closed:
+            self._read(self.stdout)
         frames: list[Frame] = []
         size = 0
         while len(frames) < WAKE_MESSAGES and size < self.max_bytes:
@@ -453,13 +453,13 @@ class StreamChannel:
         self.pending = self._whole() or (self.closed and bool(self.inbox))
         return frames
 
-    def _read(self) -> None:
+    def _read(self, stdout: int) -> None:
         """Read all there is, but never hold more than one message's worth unparsed, nor read
         more than that in one wake (dropped bytes count)."""
         budget = most = self.max_bytes + self.overhead
         while not self.closed and budget >= 0 and len(self.inbox) <= most:
             try:
-                chunk = os.read(self.stdout, READ_CHUNK)
+                chunk = os.read(stdout, READ_CHUNK)
             except BlockingIOError:
                 break
             except OSError:
@@ -484,11 +484,11 @@ class StreamChannel:
         if self.stdin is None or self.overflowed:
             return
         self.outbox += self._encode(msg)
-        self._flush()
+        self._flush(self.stdin)
 
-    def _flush(self) -> None:
+    def _flush(self, stdin: int) -> None:
         try:
-            written = os.write(self.stdin, self.outbox)
+            written = os.write(stdin, self.outbox)
         except BlockingIOError:
             return
         except OSError:  # the bot closed its stdin or died: its pidfd or clock will tell

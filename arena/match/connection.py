@@ -189,7 +189,7 @@ class Seating:
     def __init__(
         self,
         poller: zmq.Poller,
-        ctx: zmq.Context,
+        ctx: zmq.Context[zmq.Socket[bytes]],
         folder: Path,
         max_bytes: int,
         limits: sandbox.SandboxLimits,

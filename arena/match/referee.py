@@ -339,7 +339,7 @@ class Referee:
             conn.watch_output()
         pending = any(conn.channel.pending for _, conn in connected)
         until = min(until, self.clock.ends_at)
-        timeout = 0.0 if pending else max(0.0, (until - time.monotonic()) * 1000)
+        timeout = 0 if pending else max(0, int((until - time.monotonic()) * 1000))  # whole ms
         ready = dict(self.poller.poll(timeout))
         read: list[tuple[float, int, Frame]] = []
         for seat, conn in connected:

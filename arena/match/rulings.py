@@ -137,7 +137,7 @@ class Rulings:
 
     def warn(
         self, ledger: Ledger, code: str, detail: str, excerpt: str, seq: int | None = None
-    ) -> Warn | Forfeit | None:
+    ) -> Ruling | None:
         """A stale or unexpected message; past ``NOISE_LIMIT`` in the match, a ``flood``."""
         ledger.noise += 1
         if ledger.noise > NOISE_LIMIT:

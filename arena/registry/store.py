@@ -342,7 +342,7 @@ class Registry:
             row = self.conn.execute(
                 "SELECT COALESCE(MAX(number), 0) FROM versions WHERE name = ?", (name,)
             ).fetchone()
-            number = row[0] + 1
+            number: int = row[0] + 1
             self.conn.execute(
                 "INSERT INTO versions (name, number, hash, status, manifest, source, files, "
                 "bytes, submitted_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -99,8 +99,8 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
             h2h_svg=plots.head_to_head(order, pairs) if len(order) > 1 else "",
             seats_svg=plots.seat_effects(
                 [e.seat for e in effects],
-                [e.relative.mean for e in effects],
-                [e.relative.ci for e in effects],
+                [e.relative.mean for e in effects if e.relative.mean is not None],
+                [e.relative.ci for e in effects if e.relative.ci is not None],
             )
             if effects
             else "",
@@ -124,7 +124,7 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
 
 def _versions(cfg: LadderConfig, bots: Sequence[str]) -> dict[str, list[Version]]:
     """Every registry version of each registry bot in the table (newest first), by table name."""
-    if not cfg.refs or not (cfg.registry / "registry.db").is_file():
+    if not cfg.refs or cfg.registry is None or not (cfg.registry / "registry.db").is_file():
         return {}
     found: dict[str, list[Version]] = {}
     with Registry(cfg.registry) as registry:

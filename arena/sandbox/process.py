@@ -291,6 +291,7 @@ def _launch(
             _give_socket(socket_path, lease.uid)
         if lease is not None and writable is not None:
             _give_tree(writable, lease.uid)
+        pass_fds: tuple[int, ...]
         command, workdir, pass_fds = list(argv), cwd, ()
         step = "bot program"
         seen = paths.view(argv, cwd or Path.cwd(), env.get("PATH"), cwd, limits.runtime_paths)

@@ -292,7 +292,7 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
             Route("/favicon.ico", _no_icon),
             Mount("/static", StaticFiles(packages=[("arena.web", "static")])),
         ],
-        exception_handlers={Refused: _refused},  # type: ignore[dict-item]
+        exception_handlers={Refused: _refused},
         lifespan=lifespan,
     )
     app.state.runner = runner

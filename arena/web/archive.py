@@ -54,10 +54,10 @@ def unpack(blob: bytes, dest: Path, max_bytes: int, max_files: int) -> Path:
                 _write(dest, m, lambda m=m: tar.extractfile(m.path), max_bytes)
     elif blob[:4] == b"PK\x03\x04":
         with _open_zip(blob) as archive:
-            infos = archive.infolist()
-            if len(infos) > max_files:
+            entries = archive.infolist()
+            if len(entries) > max_files:
                 raise ArchiveError(f"more than {max_files} members (the limit)")
-            members = _checked([_zip_member(i) for i in infos], max_bytes, max_files)
+            members = _checked([_zip_member(i) for i in entries], max_bytes, max_files)
             for m in members:
                 _write(dest, m, lambda m=m: archive.open(m.path), max_bytes)
     else:

@@ -101,12 +101,13 @@ class GuardedH11Protocol(H11Protocol):
     header_timeout_s = 10.0
     per_address = 64
 
+    # uvicorn narrows BaseProtocol.connection_made to an asyncio.Transport the same way
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self.head_timer: asyncio.TimerHandle | None = None
         super().connection_made(transport)
         address = self.client[0] if self.client else None
-        same = sum(1 for c in self.connections if getattr(c, "client", None) and
-                   c.client[0] == address)  # fmt: skip
+        same = sum(1 for c in self.connections if (peer := getattr(c, "client", None)) and
+                   peer[0] == address)  # fmt: skip
         if address is not None and same > self.per_address:
             transport.close()
             return

@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.base import Game, OptionError, OptionSpec
+from arena.games.base import Game, OptionError, OptionSpec, State
 
 from . import position as position_data
 from .cards import CARD_TABLE, END_THRESHOLD, MAX_PLAYERS, MIN_PLAYERS, NUMBER
@@ -84,5 +84,5 @@ class HappyMochi(Game):
         view: Mapping[str, Any],
         events: Sequence[Mapping[str, Any]],
         rng: random.Random,
-    ) -> MochiState:
+    ) -> State:
         return self._sampler.sample(self, players, options, seat, view, events, rng)

@@ -215,7 +215,7 @@ def load(players: int, options: dict[str, Any], data: Mapping[str, Any]) -> Moch
     _check_every_card_once(zones)
     state.hands = [zones[f"hands[{s}]"] for s in range(players)]
     state.reserves = [sorted(zones[f"reserves[{s}]"]) for s in range(players)]
-    state.holding = [(zones[f"holding[{s}]"] or [None])[0] for s in range(players)]
+    state.holding = [next(iter(zones[f"holding[{s}]"]), None) for s in range(players)]
     state.tens, state.units, state.draw = zones["T"], zones["U"], zones["draw"]
     state.aside = sorted(zones["aside"])
 

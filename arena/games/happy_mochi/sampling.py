@@ -26,8 +26,8 @@ from . import choices as ch
 from .cards import CARD_COUNT
 
 if TYPE_CHECKING:
+    from ..base import State
     from .game import HappyMochi
-    from .state import MochiState
 
 
 class Tracker:
@@ -117,7 +117,7 @@ class Sampler:
         view: Mapping[str, Any],
         events: Sequence[Mapping[str, Any]],
         rng: random.Random,
-    ) -> MochiState:
+    ) -> State:
         tracker = self.tracker(players, seat, events)
         position = _position(game, players, options, seat, view, tracker, rng)
         if position is None:  # knowledge that does not fit the view: sample from the view only
@@ -200,7 +200,8 @@ def _position(
                 choices = hand_sizes[s] + (1 if phase == ch.INSERT_RECEIVED else 0)
                 answers[s] = rng.randrange(choices)
     winners = tracker.round_winners[-len(view["round_scores"]) :] if view["round_scores"] else []
-    winners = [None] * (len(view["round_scores"]) - len(winners)) + winners
+    untold: list[int | None] = [None] * (len(view["round_scores"]) - len(winners))
+    winners = untold + winners
     return {
         **game.envelope(players, options),
         "round": view["round"],

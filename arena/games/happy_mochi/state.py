@@ -244,6 +244,7 @@ class MochiState(State):
         elif phase == ch.FORCE_DRAW_TARGET:
             self._ask(phase, active, ch.SEAT_OPTIONS[self.n])
         elif phase == ch.FORCE_DRAW_SOURCE:
+            # the target is chosen before this phase is entered (D5)
             self._ask(phase, self.target, tuple(self._sources(self.target)))  # type: ignore[arg-type]
         elif phase in (ch.USE_PASS_LEFT, ch.USE_RESERVE):
             self._ask(phase, active, ch.YES_NO)
@@ -351,7 +352,7 @@ class MochiState(State):
         """Put the card ``seat`` is holding into its hand at ``index`` (D2, D8)."""
         card = self.holding[seat]
         self.holding[seat] = None
-        self.hands[seat].insert(index, card)  # type: ignore[arg-type]
+        self.hands[seat].insert(index, card)  # type: ignore[arg-type]  # asked only when held
         self.log.emit({"type": event, "seat": seat, "index": index})
 
     def _on_insert(self, seat: int, option: dict[str, Any]) -> None:

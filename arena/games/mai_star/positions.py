@@ -8,13 +8,13 @@ Field by field documentation: README.md, "Positions".
 
 from __future__ import annotations
 
-import random
+import builtins
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..base import Decision, EventLog, PositionError
-from ..rng import rng_from, rng_state
+from ..rng import KeyedRandom, rng_from, rng_state
 from . import actions, effects, flow, geishas, guests, reactions  # noqa: F401  (steps)
 from .data import CARD_IDS, CARD_INDEX, COLOURS, FULL_DECK, GEISHA_INDEX, GEISHAS, HAND_SIZES
 from .ops import STEPS
@@ -84,8 +84,8 @@ FIELDS = (
     "over",
     "rng",
 )
-SEAT_FIELDS = ("geisha", "hand", "guests", "advertisers", "extra_turns", "total", "round_vp")
-SEAT_FIELDS += ("round_hand",)
+SEAT_FIELDS: tuple[str, ...] = ("geisha", "hand", "guests", "advertisers", "extra_turns", "total")
+SEAT_FIELDS += ("round_vp", "round_hand")
 TURN_FIELDS = ("suzune_used", "momiji_used", "natsumi_uses", "boost")
 
 
@@ -126,7 +126,7 @@ def encode_decision(st: MaiStarState) -> dict[str, Any] | None:
     }
 
 
-def _cards(cards: Sequence[int]) -> list[str]:
+def _cards(cards: Iterable[int]) -> list[str]:
     return [CARD_IDS[c] for c in cards]
 
 
@@ -174,7 +174,8 @@ def write(st: MaiStarState) -> dict[str, Any]:
 
 
 class Reader:
-    """Checks one position's fields and converts them to engine values."""
+    """Checks one position's fields and converts them to engine values. (Its ``int`` and
+    ``list`` hide the builtins in this class body: annotations here say ``builtins.int``.)"""
 
     def __init__(self, players: int) -> None:
         self.n = players
@@ -206,7 +207,7 @@ class Reader:
             raise PositionError(where, f"must be true or false, got {value!r}")
         return value
 
-    def seat(self, value: Any, where: str) -> int:
+    def seat(self, value: Any, where: str) -> builtins.int:
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < self.n:
             raise PositionError(where, f"is not a seat of this {self.n}-player game: {value!r}")
         return value
@@ -216,7 +217,7 @@ class Reader:
             raise PositionError(where, "must be a list")
         return value
 
-    def cards(self, value: Any, where: str) -> list[int]:
+    def cards(self, value: Any, where: str) -> builtins.list[builtins.int]:
         out = []
         for i, name in enumerate(self.list(value, where)):
             if name not in CARD_INDEX:
@@ -224,7 +225,7 @@ class Reader:
             out.append(CARD_INDEX[name])
         return out
 
-    def geisha(self, value: Any, where: str) -> int:
+    def geisha(self, value: Any, where: str) -> builtins.int:
         if value not in GEISHA_INDEX:
             raise PositionError(where, f"unknown geisha {value!r}")
         return GEISHA_INDEX[value]
@@ -286,7 +287,7 @@ def check_cards(zones: Sequence[tuple[str, Sequence[int]]], round_: int) -> None
         raise PositionError("cards", f"{len(missing)} cards are in no zone ({names}...)")
 
 
-def read(st: MaiStarState, data: Mapping[str, Any], rng: random.Random | None = None) -> None:
+def read(st: MaiStarState, data: Mapping[str, Any], rng: KeyedRandom | None = None) -> None:
     """Fill ``st`` (created bare) from a position's fields, checking every invariant; ``rng``
     stands for the ``rng`` field when given (a sampled position needs no particular one)."""
     r = Reader(st.n)
@@ -415,7 +416,7 @@ def load_state(
     players: int,
     options: dict[str, Any],
     data: Mapping[str, Any],
-    rng: random.Random | None = None,
+    rng: KeyedRandom | None = None,
 ) -> MaiStarState:
     """A state from a full position; runs scheduled steps if no decision is written."""
     from .state import MaiStarState, Seat

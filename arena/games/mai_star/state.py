@@ -188,6 +188,8 @@ class MaiStarState(State):
     def can_play(self, card: int, rep: list[int]) -> bool:
         """Requirement check for playing ``card`` as a guest (RULES.md section 4)."""
         c = CARDS[card]
+        if c.requirement is None:  # requirement_type "none"
+            return False
         if c.requirement_type == "colour":
             return rep[c.skill] >= c.requirement
         if c.requirement_type == "any":

@@ -74,5 +74,8 @@ def build_view(st: MaiStarState, seat: int) -> dict[str, Any]:
     if decision is not None and decision.seat == seat:
         if decision.kind == "reaction":
             view["reaction_to"] = dict(st.resolving or {})
-        view["decision"] = {**encode_decision(st), "stack": [encode_frame(f) for f in st.stack]}
+        view["decision"] = {
+            **(encode_decision(st) or {}),
+            "stack": [encode_frame(f) for f in st.stack],
+        }
     return view

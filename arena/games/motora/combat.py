@@ -69,9 +69,9 @@ def fight(st: MotoraState, pos: str, seats: list[int], npe: int | None = None) -
         if frame["dice"] is None:
             # the reroll stage cannot change a modifier (darts are counted apart): compute them once
             frame["mods"] = [int(npe or 0) if s == NPE else modifier(st, s, pos) for s in sides]
-            frame["dice"] = [[st.rng.randint(1, 6), st.rng.randint(1, 6)] for _ in sides]
-            frame.update(i=0, acted=False)
-            st.emit({"type": "fight_roll", "site": pos, "dice": _dice_list(sides, frame["dice"])})
+            rolled = [[st.rng.randint(1, 6), st.rng.randint(1, 6)] for _ in sides]
+            frame.update(dice=rolled, i=0, acted=False)
+            st.emit({"type": "fight_roll", "site": pos, "dice": _dice_list(sides, rolled)})
         dice, mods = frame["dice"], frame["mods"]
         while True:
             while frame["i"] < len(seats):

@@ -102,7 +102,7 @@ def play_card(st: MotoraState, seat: int, pick: dict[str, Any]) -> None:
     tribe = st.tribes[seat]
     tribe.hand.remove(uid)
     st.to_bottom(uid)
-    target = pick.get("target")
+    target: Any = pick.get("target")  # a seat or a board spot, by the effect
     st.emit({"type": "card_played", "seat": seat, "card": public_card(uid), "target": target})
     params, effect = card.params, card.effect
     if effect == "gain_resource":

@@ -357,7 +357,7 @@ def _check_tribe(raw: Any, where: str, phase: str, villages: list[str]) -> None:
 
 def _check_members(pos: Mapping[str, Any], players: int) -> None:
     members = _list(pos["members"], "members")
-    sizes = Counter()
+    sizes: Counter[int] = Counter()
     carried: dict[int, str] = {}
     for k, raw in enumerate(members):
         where = f"members[{k}]"

@@ -124,7 +124,9 @@ def tribe_actions(st: MotoraState, seat: int) -> Flow:
     The frame holds the members in decision order, the plan (the option chosen for each, null
     while undecided) and, once carried out, the idols to move.
     """
-    members = sorted(st.own(seat, (PLACED,)), key=lambda m: (BOARD.order[m.pos], m.placed_index))
+    members = sorted(
+        st.own(seat, (PLACED,)), key=lambda m: (BOARD.order[str(m.pos)], m.placed_index)
+    )
     frame = st.enter(
         "tribe_actions",
         members=[m.id for m in members],
@@ -147,12 +149,12 @@ def tribe_actions(st: MotoraState, seat: int) -> Flow:
             plan[k] = pick
             if pick["action"] == "recruit":
                 plan[frame["members"].index(pick["partner"])] = pick
-        for m, pick in zip(members, plan, strict=True):
-            assert pick is not None
-            if pick["action"] == "gather":
-                gather(st, seat, m, pick)
-            elif pick["action"] == "fish":
-                fish(st, seat, m, pick["spot"])
+        for m, act in zip(members, plan, strict=True):
+            assert act is not None
+            if act["action"] == "gather":
+                gather(st, seat, m, act)
+            elif act["action"] == "fish":
+                fish(st, seat, m, act["spot"])
         moved = {p["idol"] for p in plan if p is not None and p["action"] == "transport"}
         frame["idols"] = sorted(moved, key=lambda i: (BOARD.order[str(st.idols[i].pos)], i))
     while frame["k"] < len(frame["idols"]):

@@ -64,7 +64,6 @@ class MotoraState(State):
         """Empty fields before setup (a new game) or before a position fills them in."""
         self.players = players
         self.options = dict(options)
-        self.rng: KeyedRandom
         self.log = EventLog()
         self.tribes = [Tribe(seat=s) for s in range(players)]
         self.members: list[Member] = []

@@ -179,7 +179,11 @@ def new_task(s: MottainaiState, p: int) -> Flow:
             p,
             "doll_task",
             "Doll: whose task do you take?",
-            [{"seat": q, **s.opt(s.players[q].task)} for q in doll_targets],
+            [
+                {"seat": q, **s.opt(task)}
+                for q in doll_targets
+                if (task := s.players[q].task) is not None
+            ],
             doll_targets,
         )
         card = s.players[q].task

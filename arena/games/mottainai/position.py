@@ -326,7 +326,7 @@ def expand(short: Mapping[str, Any], players: int, decks: int) -> dict[str, Any]
     for q in range(players):
         raw = seats[q] if q < len(seats) else {}
         pl = _seat(cards, raw, f"seats[{q}]")
-        entry = {zone: list(raw.get(zone, [])) for zone in ZONES}
+        entry: dict[str, Any] = {zone: list(raw.get(zone, [])) for zone in ZONES}
         entry["waiting_known"] = list(raw.get("waiting_known", []))
         entry["task"] = raw.get("task")
         entry["task_face_down"] = pl.task_down

@@ -49,7 +49,7 @@ def sample(view: Mapping[str, Any], decks: int, rng: random.Random) -> dict[str,
     known = view.get("turn_start")
     if known is None:
         raise PositionError("view.turn_start", "only the current player's view can be sampled")
-    seats = [
+    seats: list[dict[str, Any]] = [
         {k: list(v) if isinstance(v, list) else v for k, v in e.items()} for e in known["seats"]
     ]
     unseen = {d.name: decks for d in C.DEFS}

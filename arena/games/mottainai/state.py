@@ -72,6 +72,7 @@ class MottainaiState(State):
 
     def _advance(self, choice: int | None) -> None:
         try:
+            # None starts the flow (a generator's first send), an index answers it after
             self._pending = (self._flow.send(choice),)  # type: ignore[arg-type]
         except StopIteration:
             self._pending = ()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from arena.games.happy_mochi import choices as ch
 from arena.games.happy_mochi.scenario import build_state
 
-from .util import c, decision, events, pick
+from .helpers import c, decision, events, pick
 
 TOPS = ([c("pink", 0, None)], [c("purple", 1, None)])  # main duo 01, mixed
 DRAW = [c("brown", 9, None), c("brown", 8, None), c("brown", 7, None)]

@@ -6,7 +6,7 @@ from arena.games.happy_mochi import GAME
 from arena.games.happy_mochi.cards import EFFECT, EFFECTS
 from arena.games.happy_mochi.scenario import build_state
 
-from .util import c, events, pick
+from .helpers import c, events, pick
 
 TOPS = ([c("pink", 0, None)], [c("purple", 1, None)])
 B4, B5, Y0, Y2 = c("blue", 4), c("blue", 5), c("yellow", 0), c("yellow", 2)

@@ -14,7 +14,7 @@ from arena.games.happy_mochi import choices as ch
 from arena.games.happy_mochi.sampling import Tracker
 from arena.games.happy_mochi.state import MochiState
 
-from .util import assert_conserved, c, decision, events, pick
+from .helpers import assert_conserved, c, decision, events, pick
 
 SHORT_ROUNDS = {"max_turns_per_round": 30}
 GAMES = [(2, 1), (3, 2), (4, 3), (5, 4), (6, 5)]  # (players, seed)

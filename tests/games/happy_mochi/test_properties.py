@@ -21,7 +21,7 @@ from tests.games.engine_checks import (
     random_answers,
 )
 
-from .util import assert_conserved
+from .helpers import assert_conserved
 
 PLAYERS = [2, 3, 4, 5, 6]
 GAMES_PER_COUNT = 200

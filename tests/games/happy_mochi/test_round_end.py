@@ -7,7 +7,7 @@ from arena.games.happy_mochi import choices as ch
 from arena.games.happy_mochi.cards import COLOURS, EFFECT, card_id
 from arena.games.happy_mochi.scenario import build_state
 
-from .util import assert_conserved, c, decision, events, pick
+from .helpers import assert_conserved, c, decision, events, pick
 
 TOPS = ([c("pink", 0, None)], [c("purple", 1, None)])  # main duo 01, mixed
 MOCHI = [c("blue", 6, None), c("purple", 6, None)]  # a Happy Mochi without effects

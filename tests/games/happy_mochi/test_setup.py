@@ -10,7 +10,7 @@ from arena.games.happy_mochi.cards import CARD_COUNT, COLOUR, COLOURS, HAND_SIZE
 from arena.games.happy_mochi.scenario import build_state
 from arena.games.rng import KeyedRandom
 
-from .util import assert_conserved, c, decision, events, pick
+from .helpers import assert_conserved, c, decision, events, pick
 
 
 def test_seventy_cards_one_per_number_and_colour() -> None:

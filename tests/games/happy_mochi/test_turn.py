@@ -12,7 +12,7 @@ from arena.games.happy_mochi.cards import CARD_COUNT, COLOUR, NUMBER
 from arena.games.happy_mochi.rules import legal_duo_starts
 from arena.games.happy_mochi.scenario import build_state
 
-from .util import c, decision, events, pick
+from .helpers import c, decision, events, pick
 
 
 def n(colour: str, number: int) -> int:

@@ -206,7 +206,8 @@ def test_clone_and_snapshot_replay_the_game() -> None:
 
 
 def test_public_data_and_view_are_msgpack_able() -> None:
-    """The welcome data and views use str keys and lists only (DESIGN.md 2)."""
+    """The welcome data and views use str keys and lists only: they go to bots inside msgpack
+    maps with string keys (protocol/PROTOCOL.md)."""
     import msgpack
 
     data = GAME.public_data(GAME.resolve_options({}, 3))

@@ -4,7 +4,7 @@ end_game_scoring; RULES 5.4, 6, 11, 13)."""
 
 from __future__ import annotations
 
-from .support import (
+from .helpers import (
     answer,
     breakdown,
     end_now,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from arena.games.mottainai import cards as C
 
-from .support import (
+from .helpers import (
     answer,
     end_now,
     names,

@@ -8,7 +8,7 @@ from arena.games.base import OptionError
 from arena.games.mottainai import GAME
 from arena.games.mottainai.effects.registry import missing
 
-from .support import end_now
+from .helpers import end_now
 
 
 def test_every_card_has_an_effect_handler():

@@ -14,7 +14,7 @@ from arena.games.base import PositionError
 from arena.games.mottainai import GAME
 from arena.games.mottainai.state import MottainaiState
 
-from .support import answer, kinds_until, names, start
+from .helpers import answer, kinds_until, names, start
 
 CONFIGS = [(2, {}), (3, {}), (4, {"teams": True}), (5, {})]
 

@@ -17,7 +17,7 @@ from tests.games.engine_checks import (
     random_answers,
 )
 
-from .support import check_invariants
+from .helpers import check_invariants
 
 GAMES = 200
 CONFIGS = [

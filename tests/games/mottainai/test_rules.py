@@ -5,7 +5,7 @@ from __future__ import annotations
 from arena.games.mottainai import GAME
 from arena.games.mottainai.cards import sort_key
 
-from .support import answer, end_now, names, no_task, options_of, seat, set_task, start
+from .helpers import answer, end_now, names, no_task, options_of, seat, set_task, start
 
 # ----- 3 Setup ---------------------------------------------------------------------------------
 

@@ -89,9 +89,8 @@ def poem(s: MottainaiState, p: int, src: int, ctx: ActionCtx) -> Flow:
     """Return the Paper work; complete the top card of the deck for free (E-AFT-9 bound)."""
     from ..completion import free_complete
 
-    if ctx.poem_left[0] is None:
-        ctx.poem_left[0] = len(s.deck)
-    ctx.poem_left[0] -= 1
+    left = ctx.poem_left[0]
+    ctx.poem_left[0] = (len(s.deck) if left is None else left) - 1
     assert ctx.work is not None
     _return_work(s, p, ctx.work)
     card = s.deck[-1]

@@ -18,7 +18,7 @@ from arena.match.referee import play_match
 from arena.match.replay import read, verify
 from arena.match.results import Limits
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LIMITS = Limits(init_ms=10_000, move_ms=5_000, bank_ms=10_000)
 
 

@@ -16,7 +16,7 @@ from arena.games.base import PositionError
 from arena.games.happy_mochi import HappyMochi
 from arena.match.replay import read
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")
 RANDOM = "python sample_bots/python/random_bot.py"
 GAMES_WITH_RULES = ["happy_mochi", "mai_star", "motora", "mottainai"]

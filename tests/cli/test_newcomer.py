@@ -17,7 +17,7 @@ from arena.match.channels import excerpt
 from protocol.codec import ProtocolError
 from protocol.messages import check_bot_message
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAULTY = ROOT / "tests" / "bots" / "faulty"
 RANDOM = ROOT / "sample_bots" / "python" / "random_bot.py"
 

@@ -25,7 +25,7 @@ from arena.match.referee import play_match
 from arena.match.replay import read, verify
 from arena.match.results import Limits, MatchResult
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NODE_DIR = ROOT / "sample_bots" / "node"
 CPP_BIN = ROOT / "sample_bots" / "cpp" / "build" / "random_bot"
 STDIO_BOT = ROOT / "sample_bots" / "stdio" / "random_bot.sh"
