@@ -142,10 +142,12 @@ def current(
     bots: Sequence[str],
     stored: Sequence[MatchRecord],
     settings: RatingSettings,
+    history: list[HistoryRow] | None = None,
 ) -> dict[str, Rating] | None:
     """The ratings of ``bots`` over ``stored`` (the stored matches of the schedule) read from
-    the store, the queued matches folded on; None when the store's fold is not this one (rated
-    under another key, or over other matches): the caller rates the batch."""
+    the store, the queued matches folded on (their history rows appended to ``history`` when
+    given); None when the store's fold is not this one (rated under another key, or over
+    other matches): the caller rates the batch."""
     if store.meta(RATING_KEY) != key:
         return None
     known = dict(store.rating_pairs())
@@ -157,7 +159,10 @@ def current(
         match = by_id.get(match_id)
         if match is None:
             return None
-        known.update(rater.step(known, match)[0])
+        changed, rows = rater.step(known, match)
+        known.update(changed)
+        if history is not None:
+            history += rows
     return {bot: Rating(*known.get(bot, rater.fresh)) for bot in bots}
 
 
@@ -166,3 +171,12 @@ def ratings_of(cfg: LadderConfig, store: Store, stored: Sequence[MatchRecord]) -
     the store's, else (an older or re-keyed database not re-rated yet) the batch."""
     found = current(store, rating_key_of(cfg), cfg.bot_names, stored, cfg.rating)
     return found if found is not None else rate(stored, cfg.rating, cfg.bot_names)[0]
+
+
+def history_of(cfg: LadderConfig, store: Store, stored: Sequence[MatchRecord]) -> list[HistoryRow]:
+    """Every bot's rating after each match of ``stored`` (every stored match of the schedule),
+    in schedule order: the store's rows, else the batch's."""
+    queued: list[HistoryRow] = []
+    if current(store, rating_key_of(cfg), cfg.bot_names, stored, cfg.rating, queued) is None:
+        return rate(stored, cfg.rating, cfg.bot_names)[1]
+    return store.rating_history() + queued

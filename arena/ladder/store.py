@@ -584,6 +584,13 @@ class Store:
         rows = self.conn.execute("SELECT bot, mu, sigma FROM ratings ORDER BY bot")
         return {r["bot"]: (r["mu"], r["sigma"]) for r in rows}
 
+    def rating_history(self) -> list[HistoryRow]:
+        """The stored rating history, in schedule order (a match's bots by name)."""
+        query = (
+            "SELECT position, match_id, bot, mu, sigma FROM rating_history ORDER BY position, bot"
+        )
+        return [HistoryRow(*r) for r in self.conn.execute(query)]
+
     def queue(self) -> list[tuple[int, str]]:
         """The stored matches waiting to be rated (a gap before them), in schedule order."""
         rows = self.conn.execute("SELECT position, match_id FROM rating_queue ORDER BY position")

@@ -6,6 +6,7 @@ by the previous version (schema 2) opens and is re-rated once."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.database import Location
-from arena.ladder.rated import current, rating_key_of
+from arena.ladder.rated import current, history_of, rating_key_of
 from arena.ladder.ratings import rate
 from arena.ladder.store import SCHEMA_VERSION, Store
 
@@ -50,6 +51,7 @@ def _kept(cfg: LadderConfig) -> tuple[dict, list, dict]:
     try:
         _, stored = ladder.records(cfg, store)
         kept = current(store, rating_key_of(cfg), cfg.bot_names, stored, cfg.rating)
+        shown = sorted(astuple(h) for h in history_of(cfg, store, stored))  # the report's
         history = store.conn.execute(
             "SELECT position, match_id, bot, mu, sigma FROM rating_history "
             "ORDER BY position, match_id, bot"
@@ -59,7 +61,8 @@ def _kept(cfg: LadderConfig) -> tuple[dict, list, dict]:
         store.close()
     ratings, batch_history = rate(stored, cfg.rating, cfg.bot_names)
     assert kept is not None, "the store's ratings are not this ladder's"
-    batch_rows = sorted((h.position, h.match_id, h.bot, h.mu, h.sigma) for h in batch_history)
+    batch_rows = sorted(astuple(h) for h in batch_history)
+    assert shown == batch_rows
     return kept, rows, {"ratings": ratings, "history": batch_rows}
 
 
