@@ -39,7 +39,7 @@ from collections.abc import Callable
 from arena.ladder.config import LadderConfig, LadderConfigError
 from arena.ladder.loop import MAX_VOIDS, Abandoned, LadderSchedule, register
 from arena.ladder.matchmaking import next_table
-from arena.ladder.rated import RatingStream, rating_key_of, ratings_of
+from arena.ladder.rated import RatingStream, ratings_of
 from arena.ladder.ratings import MatchRecord
 from arena.ladder.schedule import MatchSpec, digest, duplicate_set
 from arena.ladder.store import Store
@@ -100,7 +100,7 @@ class Following(LadderSchedule):
         return records(self.cfg, store)
 
     def stream(self) -> RatingStream:
-        return RatingStream(self.cfg.rating, rating_key_of(self.cfg), append=True)
+        return RatingStream(self.cfg, append=True)
 
     def upcoming(self, store: Store | None) -> list[MatchSpec]:
         """The set being played, else the next one."""

@@ -66,9 +66,10 @@ class RatingStream:
     """The writer's side: rates each match as it is stored (see the module docstring).
     ``append``: positions are the storage order (a following ladder), not given by the spec."""
 
-    def __init__(self, settings: RatingSettings, key: str, append: bool) -> None:
-        self.rater = Rater(settings)
-        self.key = key
+    def __init__(self, cfg: LadderConfig, append: bool) -> None:
+        self.rater = Rater(cfg.rating)
+        self.key = rating_key_of(cfg)
+        self.bots = cfg.bot_names
         self.append = append
 
     def stored(self, store: Store, position: int, match_id: str) -> None:
@@ -129,6 +130,10 @@ class RatingStream:
         with store.transaction():
             store.clear_ratings(self.key)
             ordered = sorted(records, key=lambda m: m.position)
+            # every bot of the ladder has a row, as a bot that has not played yet is rated;
+            # but a new version, which starts from its previous version's at its first match
+            unplayed = {b: self.rater.fresh for b in self.bots if b not in self.rater.inherit}
+            store.save_ratings(unplayed, [], time.time())
             self.fold(store, ordered)
             rated_next = ordered[-1].position + 1 if ordered else 0
             if self.append:

@@ -25,7 +25,7 @@ from arena.ladder.loop import (
     play,
     register,
 )
-from arena.ladder.rated import RatingStream, rating_key_of
+from arena.ladder.rated import RatingStream
 from arena.ladder.ratings import MatchRecord
 from arena.ladder.schedule import MatchSpec, build_schedule
 from arena.ladder.store import Store, storage_error
@@ -86,7 +86,7 @@ class RoundRobin(LadderSchedule):
         return self.specs, store.match_records({s.match_id: s.position for s in self.specs})
 
     def stream(self) -> RatingStream:
-        return RatingStream(self.cfg.rating, rating_key_of(self.cfg), append=False)
+        return RatingStream(self.cfg, append=False)
 
     def upcoming(self, store: Store | None) -> list[MatchSpec]:
         done = store.done_ids() if store is not None else set()
