@@ -11,6 +11,7 @@ starts and reads nothing. The table shows each read beside its 1k figure and the
 read at 100k within 2x of its time at 1k, the report under a minute.
 
     .venv/bin/python bench/scale.py [--sizes 1000 10000 100000] [--backend sqlite postgresql]
+                                    [--results bench/results/scale.json]
 
 Prints a table and saves bench/results/scale.json. (The server's pages are measured by the
 pages part of this script's sibling, ``bench/server_pages.py``.)
@@ -168,6 +169,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--backend", nargs="+", default=["sqlite", "postgresql"])
+    parser.add_argument("--results", type=Path, default=RESULTS, help="JSON file to write.")
     args = parser.parse_args()
     sizes = sorted(args.sizes)
     rows: list[dict[str, Any]] = []
@@ -178,12 +180,12 @@ def main() -> None:
             rows += backend_rows("postgresql", Path(tmp) / "pg", pg(), sizes)
     headers = ["read", "backend", *(f"{s:,} CPU s" for s in sizes), "growth", "goal", "met"]
     print(tabulate(growth(rows, sizes), headers=headers, tablefmt="simple"))
-    RESULTS.write_text(json.dumps({
+    args.results.write_text(json.dumps({
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                     "load": round(os.getloadavg()[0], 2)},
         "bots": BOTS, "seats": SEATS, "sizes": sizes, "rows": rows,
     }, indent=2) + "\n")  # fmt: skip
-    print(f"saved {RESULTS}")
+    print(f"saved {args.results}")
 
 
 if __name__ == "__main__":

@@ -336,9 +336,9 @@ class Store:
             raise StoreError(f"{where}: not a ladder database ({exc})") from None
         if not meta:  # its tables made, not yet its first rows: a runner is making it now
             raise NoDatabase(f"{where}: no ladder database yet (run `arena ladder run` first)")
-        # a schema-2 server database, read before its next writer upgrades it: its ratings are
-        # rated from scratch meanwhile (rated.py), nothing else differs
-        readable = (SCHEMA_VERSION, "2") if self.lock is None and self.conn.postgres else ()
+        # a schema-2 database read before a writer upgrades it (a server's, a read-only file):
+        # its ratings are rated from scratch meanwhile (rated.py), nothing else differs
+        readable = ("2",) if self.lock is None else ()
         if meta.get("schema") != SCHEMA_VERSION and meta.get("schema") not in readable:
             raise StoreError(f"{where}: schema {meta.get('schema')!r}, expected {SCHEMA_VERSION}")
         if meta.get("game") != game:
