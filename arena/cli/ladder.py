@@ -49,7 +49,6 @@ from arena.ladder.store import (
     storage_error,
 )
 from arena.report import tables as report
-from arena.report.html import write_report
 
 ladder_app = App(help="Run ladders (round-robin, gauntlet) and read their tables.")
 
@@ -527,6 +526,8 @@ def report_cmd(
     if not database.exists(cfg.database):
         _fail(f"{cfg.database}: no ladder database yet (run `arena ladder run` first)")
     target = out or database.beside(cfg.database, cfg.path, ".report")
+    from arena.report.html import write_report  # matplotlib: only the report pays for it
+
     try:
         index = write_report(cfg, target)
     except StoreError as exc:

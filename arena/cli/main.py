@@ -10,18 +10,15 @@ import json
 import secrets
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, ClassVar, NoReturn
 
 import typer
 from tabulate import tabulate
 
-from arena.cli.bot import bot_app
-from arena.cli.ladder import ladder_app
+from arena.cli.lazy import Lazy, LazyGroup
 from arena.cli.plain_help import App
 from arena.cli.positions import read_position, replay_position, rules
 from arena.cli.sandbox import sandbox_app
-from arena.cli.serve import serve
-from arena.cli.sprt import test_command
 from arena.cli.view import replay_view
 from arena.games import UnknownGame, available_games, load_game
 from arena.games.base import Game, OptionError
@@ -34,22 +31,47 @@ from arena.match.results import OK, Limits, MatchResult
 from arena.sandbox import UNSANDBOXED, SandboxError
 from arena.sandbox import choose as choose_level
 
+
+class ArenaGroup(LazyGroup):
+    """``arena``: the commands that need the ladder, the report, the statistics, the server or
+    a cluster are imported when run (``arena games`` starts without them)."""
+
+    lazy: ClassVar[dict[str, Lazy]] = {
+        "test": Lazy(
+            "arena.cli.sprt:test_command",
+            "Play duplicate sets of A against B until a sequential test accepts H0 or H1.",
+        ),
+        "serve": Lazy(
+            "arena.cli.serve:serve",
+            "Run a competition: authors submit bots over HTTP, the ladder plays continuously "
+            "behind it, everyone sees the standings, the queue and every replay.",
+        ),
+        "ladder": Lazy(
+            "arena.cli.ladder:ladder_app",
+            "Run ladders (round-robin, gauntlet) and read their tables.",
+        ),
+        "bot": Lazy(
+            "arena.cli.bot:bot_app",
+            "Submit bots to a registry (versioned, built, validated) and look at them.",
+        ),
+    }
+    order = ("rules", "test", "serve", "games", "play", "check-bot", "replay", "ladder",
+             "sandbox", "bot")  # fmt: skip
+
+
 app = App(
     help="Arena: run bot matches and ladders for table games.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=ArenaGroup,
 )
 replay_app = App(help="Inspect and verify replay files.", no_args_is_help=True)
 app.add_typer(replay_app, name="replay")
-app.add_typer(ladder_app, name="ladder")
 app.add_typer(sandbox_app, name="sandbox")
-app.add_typer(bot_app, name="bot")
 app.command("rules")(rules)
 replay_app.command("position")(replay_position)
 replay_app.command("view")(replay_view)
-app.command("test")(test_command)
-app.command("serve")(serve)
 
 
 BOT_FORMS = (

@@ -39,7 +39,8 @@ from collections.abc import Callable
 from arena.ladder.config import LadderConfig, LadderConfigError
 from arena.ladder.loop import MAX_VOIDS, Abandoned, LadderSchedule, register
 from arena.ladder.matchmaking import next_table
-from arena.ladder.ratings import MatchRecord, rate
+from arena.ladder.rated import RatingStream, ratings_of
+from arena.ladder.ratings import MatchRecord
 from arena.ladder.schedule import MatchSpec, digest, duplicate_set
 from arena.ladder.store import Store
 from arena.match.results import OK
@@ -98,6 +99,9 @@ class Following(LadderSchedule):
     def records(self, store: Store) -> tuple[list[MatchSpec], list[MatchRecord]]:
         return records(self.cfg, store)
 
+    def stream(self) -> RatingStream:
+        return RatingStream(self.cfg, append=True)
+
     def upcoming(self, store: Store | None) -> list[MatchSpec]:
         """The set being played, else the next one."""
         return next_set(self.cfg, store) if store is not None else []
@@ -147,7 +151,7 @@ def next_set(cfg: LadderConfig, store: Store) -> list[MatchSpec]:
                 return rest
     if len(playing) < cfg.seats:
         return []
-    ratings, _ = rate(stored, cfg.rating, cfg.bot_names)
+    ratings = ratings_of(cfg, store, stored)
     sets_played = Counter(b for done in by_set.values() for b in done[0].table)
     table_sets = Counter(done[0].table for done in by_set.values())
     table = next_table(

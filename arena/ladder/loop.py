@@ -7,7 +7,8 @@ the executor, stores each finished match in its own transaction, tells the sched
 of each (``stored``, ``abandoned``), and stops when the schedule's stopping rule says so
 (``finished``), when asked to (``stop``: nothing more is handed out, the matches in flight
 finish and are stored) or when this machine fails. Whenever nothing is in flight and a match
-was stored since, and at the end, the ratings are rebuilt (``Schedule.rerate``).
+was stored since, and at the end, the schedule settles what it keeps (``Schedule.settle``: the
+ratings, rated in each match's own transaction, rate the matches that waited behind a gap).
 
 Voids are never a free undo, and never burn a schedule:
 
@@ -40,7 +41,8 @@ from arena.ladder.config import LadderConfig
 from arena.ladder.deal_key import deal_key
 from arena.ladder.executor import Dispatcher, Executor, Job
 from arena.ladder.jobs import MatchJob, Returned
-from arena.ladder.ratings import MatchRecord, rate
+from arena.ladder.rated import RatingStream
+from arena.ladder.ratings import MatchRecord
 from arena.ladder.schedule import MatchSpec
 from arena.ladder.store import Blame, StorageError, Store
 from arena.registry.content import program_files
@@ -130,8 +132,12 @@ class Schedule(ABC):
         """Nothing in flight and nothing to hand out: whether to wait and ask again."""
         return False
 
-    def rerate(self, store: Store) -> None:
-        """Bring the ratings up to date with what is stored (nothing to do for a test)."""
+    def attach(self, store: Store) -> None:
+        """Told once before the first match: keep what must be kept as each match is stored
+        (nothing for a test)."""
+
+    def settle(self, store: Store) -> None:
+        """Nothing is in flight: bring what is kept up to date with what is stored."""
 
 
 class LadderSchedule(Schedule):
@@ -146,11 +152,29 @@ class LadderSchedule(Schedule):
         """The matches not stored yet that come next (the server's queue), changing nothing;
         ``store`` is None before the database is made."""
 
+    @abstractmethod
+    def stream(self) -> RatingStream:
+        """How this schedule's ratings are kept as matches are stored (``rated.py``)."""
+
+    def attach(self, store: Store) -> None:
+        """Rate each match as it is stored, in its transaction; a fold from another key (an
+        older version, other settings) is rebuilt first."""
+        store.stream = self.stream()
+        if not store.stream.fresh(store):
+            self.rerate(store)
+
+    def settle(self, store: Store) -> None:
+        """Rate the matches waiting behind a gap (nothing is in flight: it stays)."""
+        stream = self.stream()
+        if stream.fresh(store):
+            stream.settle(store)
+        else:
+            self.rerate(store)
+
     def rerate(self, store: Store) -> None:
-        """Rebuild the ratings and their history from the stored results."""
+        """Rebuild the ratings and their history from the stored results, in one pass."""
         _, stored = self.records(store)
-        ratings, history = rate(stored, self.cfg.rating, self.cfg.bot_names)
-        store.write_ratings(ratings, history)
+        self.stream().rebuild(store, stored)
 
 
 def play(
@@ -185,12 +209,13 @@ class _Loop:
         self.held: dict[str, MatchSpec] = {}  # handed out, not settled yet
         self.host_failure = ""
         self.stopped = False  # what ``stop()`` said when last asked
-        self.unrated = False  # a match stored since the last rerating
+        self.unsettled = False  # a match stored since the schedule last settled
 
     def halted(self) -> bool:
         return bool(self.host_failure) or self.stopped or self.schedule.finished()
 
     def run(self, progress: Progress | None) -> Tally:
+        self.schedule.attach(self.store)
         self.stopped = self.stop()
         if not self.halted():
             self.hand_out()
@@ -198,7 +223,7 @@ class _Loop:
         report(self.done(), self.schedule.total(), 0)
         while not self.halted():
             if not self.held:
-                self.rerate()
+                self.catch_up()
                 self.hand_out()
                 if not self.held:
                     if not self.schedule.idle():
@@ -212,9 +237,9 @@ class _Loop:
                 self.stopped = self.stop()
                 if self.halted():
                     self.dispatcher.stop()
-                elif self.held:  # else a pause: rerate before the schedule is asked again
+                elif self.held:  # else a pause: settle before the schedule is asked again
                     self.hand_out()
-        self.rerate(always=True)  # the ratings hold every bot of the ladder as it is now
+        self.catch_up(always=True)
         self.store.check_still_there()
         if self.host_failure:
             raise HostFailure(
@@ -227,12 +252,12 @@ class _Loop:
     def done(self) -> int:
         return self.schedule.already + self.tally.played + self.tally.failed
 
-    def rerate(self, always: bool = False) -> None:
-        """The one place the loop rates: whenever nothing is in flight and a match was stored
-        since (a following ladder: after each set), and at the end."""
-        if self.unrated or always:
-            self.schedule.rerate(self.store)
-            self.unrated = False
+    def catch_up(self, always: bool = False) -> None:
+        """Whenever nothing is in flight and a match was stored since (a following ladder:
+        after each set), and at the end: the schedule brings what it keeps up to date."""
+        if self.unsettled or always:
+            self.schedule.settle(self.store)
+            self.unsettled = False
 
     def hand_out(self) -> None:
         """Queue what the schedule asks for now, but a match whose own voids reached the limit."""
@@ -261,7 +286,7 @@ class _Loop:
             del self.held[job.key]
             self.tally.played += 1
             self.tally.faults += sum(1 for s in returned.result["seats"] if s["status"] != "ok")
-            self.unrated = True
+            self.unsettled = True
             self.schedule.stored(self.store, spec)
             return True
         blame = _blame(returned, job)

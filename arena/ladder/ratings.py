@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
 from statistics import fmean
@@ -170,29 +170,63 @@ def _groups(match: MatchRecord) -> list[tuple[int, ...]]:
     return [(seat,) for seat in range(len(match.seats))]
 
 
+class Rater:
+    """The rating model as one step, shared by the batch (:func:`rate`) and the ratings the
+    store keeps up to date match by match (``arena/ladder/rated.py``). Every rating passes
+    through its ``(mu, sigma)`` floats between matches, as the store keeps it, so the two agree
+    exactly."""
+
+    def __init__(self, settings: RatingSettings) -> None:
+        self.model = _Model(settings)
+        self.fresh = _ms(self.model.new())
+        self.inherit = dict(settings.inherit)
+
+    def first(self, bot: str, known: Mapping[str, Pair]) -> Pair:
+        """A bot's rating before its first match: a new version starts at its previous
+        version's mu (as it is now) with sigma reset; anyone else fresh."""
+        old = self.inherit.get(bot)
+        if old is None:
+            return self.fresh
+        return _ms(self.model.new(mu=known.get(old, self.fresh)[0]))
+
+    def step(
+        self, known: Mapping[str, Pair], match: MatchRecord
+    ) -> tuple[Ratings, list[HistoryRow]]:
+        """The ratings ``match`` changes (its bots' first ratings included) given the ratings
+        ``known`` before it, and its history rows."""
+        changed = {s.bot: self.first(s.bot, known) for s in match.seats if s.bot not in known}
+        if all(seat.status != OK for seat in match.seats):
+            return changed, []  # every seat forfeited: nothing learnt about who is stronger
+        groups = _groups(match)
+        before = [[changed.get(b) or known[b] for b in (match.seats[s].bot for s in g)]
+                  for g in groups]  # fmt: skip
+        players = [[self.model.new(mu=mu, sigma=sigma) for mu, sigma in g] for g in before]
+        ranks = [min(match.seats[s].rank for s in g) for g in groups]
+        history = []
+        for group, rated in zip(groups, self.model.rate(players, ranks), strict=True):
+            for seat, rating in zip(group, rated, strict=True):
+                bot = match.seats[seat].bot
+                changed[bot] = _ms(rating)
+                history.append(HistoryRow(match.position, match.match_id, bot, *changed[bot]))
+        return changed, history
+
+
+Pair = tuple[float, float]  # (mu, sigma)
+Ratings = dict[str, Pair]
+
+
 def rate(
     matches: Sequence[MatchRecord], settings: RatingSettings, bots: Iterable[str]
 ) -> tuple[dict[str, Rating], list[HistoryRow]]:
     """Final ratings of ``bots`` and every bot's rating after each match, in schedule order."""
-    model = _Model(settings)
-    current = {bot: model.new() for bot in bots}
-    inherit = {new: old for new, old in settings.inherit if new in current and old in current}
-    history = []
+    rater = Rater(settings)
+    known: Ratings = {}
+    history: list[HistoryRow] = []
     for match in sorted(matches, key=lambda m: m.position):
-        for seat in match.seats:  # a new version's first match: it starts at its previous mu
-            if seat.bot in inherit:
-                current[seat.bot] = model.new(mu=current[inherit.pop(seat.bot)].mu)
-        if all(seat.status != OK for seat in match.seats):
-            continue  # every seat forfeited: no winner, nothing learnt about who is stronger
-        groups = _groups(match)
-        players = [[current[match.seats[s].bot] for s in g] for g in groups]
-        ranks = [min(match.seats[s].rank for s in g) for g in groups]
-        for group, rated in zip(groups, model.rate(players, ranks), strict=True):
-            for index, rating in zip(group, rated, strict=True):
-                bot = match.seats[index].bot
-                current[bot] = rating
-                history.append(HistoryRow(match.position, match.match_id, bot, *_ms(rating)))
-    return {bot: Rating(*_ms(r)) for bot, r in current.items()}, history
+        changed, rows = rater.step(known, match)
+        known.update(changed)
+        history += rows
+    return {bot: Rating(*known.get(bot, rater.fresh)) for bot in bots}, history
 
 
 def _ms(rating: Any) -> tuple[float, float]:
@@ -274,12 +308,17 @@ def _seat_count(matches: Sequence[MatchRecord]) -> int:
 
 
 def ladder_stats(
-    matches: Sequence[MatchRecord], settings: RatingSettings, bots: Sequence[str]
+    matches: Sequence[MatchRecord],
+    settings: RatingSettings,
+    bots: Sequence[str],
+    ratings: Mapping[str, Rating] | None = None,
 ) -> list[BotStats]:
-    """The ladder table, best first (conservative rating, then name); ``settings.score_range``
-    bounds the relative scores (ScoreOutOfRange for a stored score outside it)."""
+    """The ladder table, best first (conservative rating, then name); ``ratings``: those the
+    store keeps over ``matches`` (else rated here); ``settings.score_range`` bounds the
+    relative scores (ScoreOutOfRange for a stored score outside it)."""
     check_scores(matches, settings.score_range)
-    ratings, _ = rate(matches, settings, bots)
+    if ratings is None:
+        ratings = rate(matches, settings, bots)[0]
     rows = {bot: BotStats(bot, ratings[bot]) for bot in bots}
     ranks: dict[str, list[int]] = defaultdict(list)
     scores: dict[str, list[float]] = defaultdict(list)

@@ -25,6 +25,7 @@ from arena.ladder.loop import (
     play,
     register,
 )
+from arena.ladder.rated import RatingStream
 from arena.ladder.ratings import MatchRecord
 from arena.ladder.schedule import MatchSpec, build_schedule
 from arena.ladder.store import Store, storage_error
@@ -83,6 +84,9 @@ class RoundRobin(LadderSchedule):
 
     def records(self, store: Store) -> tuple[list[MatchSpec], list[MatchRecord]]:
         return self.specs, store.match_records({s.match_id: s.position for s in self.specs})
+
+    def stream(self) -> RatingStream:
+        return RatingStream(self.cfg, append=False)
 
     def upcoming(self, store: Store | None) -> list[MatchSpec]:
         done = store.done_ids() if store is not None else set()

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from arena.ladder.config import LadderConfig
 from arena.ladder.published import published
+from arena.ladder.rated import ratings_of
 from arena.ladder.ratings import BotStats, HistoryRow, MatchRecord, ladder_stats, rate
 from arena.ladder.run import records
 from arena.ladder.schedule import MatchSpec
@@ -43,5 +44,7 @@ def standings(cfg: LadderConfig, store: Store, public: bool = False) -> Standing
     whose duplicate set is complete only (what may be shown while the ladder is played)."""
     schedule, every = records(cfg, store)
     stored = published(store, every) if public else every
-    stats = ladder_stats(stored, cfg.rating, cfg.bot_names)
+    # the ratings kept by the store are over every stored match: shown when all are public
+    ratings = ratings_of(cfg, store, every) if len(stored) == len(every) else None
+    stats = ladder_stats(stored, cfg.rating, cfg.bot_names, ratings)
     return Standings(cfg, schedule, stored, stats, len(every) - len(stored))

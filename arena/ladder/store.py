@@ -4,8 +4,9 @@ embedded default) or a PostgreSQL database given by URL (``arena/ladder/database
 A finished match is stored in one transaction (its row and every seat's result), so a runner
 killed at any moment leaves either the whole match or nothing of it; a resumed run skips the
 match ids already stored. Void attempts (referee or engine failures) go to their own table and
-never become results. Ratings and their history are derived data, rebuilt from the results by
-``arena ladder rerate`` and at the end of every run. ``ladders/README.md`` documents the schema.
+never become results. Ratings and their history are derived data, kept up to date in each
+match's transaction (``rated.py``) and rebuilt from the results by ``arena ladder rerate``.
+``ladders/README.md`` documents the schema.
 
 The run lock of a file is an ``flock`` on ``<database>.lock`` beside it, not on the database
 itself, so deleting the database during a run does not let a second runner in; and the runner
@@ -36,12 +37,13 @@ from arena.ladder.database import (
     describe,
     exists,
 )
-from arena.ladder.ratings import HistoryRow, MatchRecord, Rating, SeatRecord
+from arena.ladder.rated import RATED_NEXT, RATING_KEY, RatingStream
+from arena.ladder.ratings import HistoryRow, MatchRecord, Pair, Rating, SeatRecord
 from arena.ladder.schedule import MatchSpec
 from arena.match.bots import BotSpec
 from arena.registry.content import changes
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 # Seat columns added by schema 2 (what each bot used and every incident), with their defaults
 # for results stored by schema 1; a schema-1 database is upgraded in place when opened.
@@ -138,6 +140,10 @@ CREATE TABLE IF NOT EXISTS ratings (
     conservative REAL NOT NULL,
     computed_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS rating_queue (
+    position INTEGER PRIMARY KEY,
+    match_id TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS rating_history (
     position INTEGER NOT NULL,
     match_id TEXT NOT NULL,
@@ -209,6 +215,7 @@ class Store:
         self.lock = lock
         self.path = None if conn.postgres else Path(location)
         self.identity = _identity(self.path) if self.path is not None and lock else None
+        self.stream: RatingStream | None = None  # the writer's: rates each match it stores
 
     @classmethod
     def create(cls, location: Location, game: str) -> Store:
@@ -277,7 +284,8 @@ class Store:
 
     def _upgrade(self) -> None:
         """Bring an older database to the current schema, nothing lost: void columns added
-        in place; a schema-1 database gets the schema-2 seat columns."""
+        in place; a schema-1 database gets the schema-2 seat columns, a schema-2 one the
+        schema-3 rating queue."""
         for table, columns in (("voids", VOID_COLUMNS), ("bots", BOT_COLUMNS)):
             have = self.conn.columns(table)
             if have and not have.issuperset(n for n, _ in columns):
@@ -285,15 +293,19 @@ class Store:
                     for name, decl in columns:
                         if name not in have:
                             self.conn.add_column(table, name, decl)
-        row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        if row is None or row[0] != "1":
+        schema = self.meta("schema")
+        if schema not in ("1", "2"):
             return
         have = self.conn.columns("results")
+        # schema 3: the ratings kept as matches are stored (rated.py); no rating key yet, so
+        # the next writer re-rates once and readers rate the batch meanwhile
+        self.conn.schema(SCHEMA, ordered=("matches",))
         with self.transaction():
-            for name, decl in SEAT_COLUMNS_V2:
-                if name not in have:
-                    self.conn.add_column("results", name, decl)
-            self.conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+            if schema == "1":
+                for name, decl in SEAT_COLUMNS_V2:
+                    if name not in have:
+                        self.conn.add_column("results", name, decl)
+            self.set_meta("schema", SCHEMA_VERSION)
 
     @classmethod
     def read(cls, location: Location, game: str) -> Store:
@@ -328,7 +340,10 @@ class Store:
             raise StoreError(f"{where}: not a ladder database ({exc})") from None
         if not meta:  # its tables made, not yet its first rows: a runner is making it now
             raise NoDatabase(f"{where}: no ladder database yet (run `arena ladder run` first)")
-        if meta.get("schema") != SCHEMA_VERSION:
+        # a schema-2 database read before a writer upgrades it (a server's, a read-only file):
+        # its ratings are rated from scratch meanwhile (rated.py), nothing else differs
+        readable = ("2",) if self.lock is None else ()
+        if meta.get("schema") != SCHEMA_VERSION and meta.get("schema") not in readable:
             raise StoreError(f"{where}: schema {meta.get('schema')!r}, expected {SCHEMA_VERSION}")
         if meta.get("game") != game:
             raise StoreError(f"{where}: holds a {meta.get('game')} ladder, the file says {game}")
@@ -434,6 +449,8 @@ class Store:
             self.conn.executemany(
                 f"INSERT INTO results VALUES ({', '.join('?' * len(seats[0]))})", seats
             )
+            if self.stream is not None:
+                self.stream.stored(self, spec.position, spec.match_id)
 
     def record_void(
         self, match_id: str, attempt: int, reason: str, seats: Sequence[str], blame: Blame
@@ -488,35 +505,33 @@ class Store:
                 )
             if bot is not None:
                 self.conn.execute("DELETE FROM bots WHERE name = ?", (bot,))
+            if ids:
+                self.set_meta(RATING_KEY, "")  # the ratings' fold is re-rated from scratch
         return len(ids)
 
     # -- reading -------------------------------------------------------------------------------
 
     def match_records(self, positions: Mapping[str, int]) -> list[MatchRecord]:
         """Stored matches that are in the schedule (``positions``), in schedule order."""
-        seats: dict[str, list[SeatRecord]] = {}
         query = "SELECT match_id, bot, score, rank, status FROM results ORDER BY match_id, seat"
         with self.conn.snapshot():  # a match stored between the two reads is in neither
             results = self.conn.execute(query)
             matches = self.conn.execute("SELECT id, set_id, outcome FROM matches")
-        for r in results:
-            seats.setdefault(r["match_id"], []).append(
-                SeatRecord(r["bot"], r["score"], r["rank"], r["status"])
-            )
-        records = []
-        for r in matches:
-            if r["id"] in positions:
-                teams = json.loads(r["outcome"]).get("teams")
-                records.append(
-                    MatchRecord(
-                        positions[r["id"]],
-                        r["id"],
-                        r["set_id"],
-                        tuple(seats[r["id"]]),
-                        tuple(tuple(t) for t in teams) if teams else None,
-                    )
-                )
-        return sorted(records, key=lambda m: m.position)
+        return _records(results, matches, positions)
+
+    def records_of(self, positions: Mapping[str, int]) -> list[MatchRecord]:
+        """The stored matches ``positions`` names (a few, by id), in schedule order."""
+        ids = list(positions)
+        marks = ", ".join("?" * len(ids))
+        results = self.conn.execute(
+            "SELECT match_id, bot, score, rank, status FROM results "
+            f"WHERE match_id IN ({marks}) ORDER BY match_id, seat",
+            ids,
+        )
+        matches = self.conn.execute(
+            f"SELECT id, set_id, outcome FROM matches WHERE id IN ({marks})", ids
+        )
+        return _records(results, matches, positions)
 
     def seat_results(self, bot: str) -> list[dict[str, Any]]:
         """Every stored seat ``bot`` played: match id, status, detail, stderr tail."""
@@ -556,22 +571,94 @@ class Store:
             rows[r["match_id"]]["results"].append(dict(r))
         return rows
 
-    # -- derived ratings -----------------------------------------------------------------------
+    # -- derived ratings (kept by rated.py) ----------------------------------------------------
 
-    def write_ratings(self, ratings: Mapping[str, Rating], history: Iterable[HistoryRow]) -> None:
-        """Replace the ratings and their history (derived data) in one transaction."""
-        now = time.time()
-        with self.transaction():
-            self.conn.execute("DELETE FROM ratings")
-            self.conn.execute("DELETE FROM rating_history")
-            self.conn.executemany(
-                "INSERT INTO ratings VALUES (?, ?, ?, ?, ?)",
-                [(b, r.mu, r.sigma, r.conservative, now) for b, r in ratings.items()],
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def rating_pairs(self) -> dict[str, Pair]:
+        """The stored ratings as ``(mu, sigma)``, by bot (the bots rated so far)."""
+        rows = self.conn.execute("SELECT bot, mu, sigma FROM ratings ORDER BY bot")
+        return {r["bot"]: (r["mu"], r["sigma"]) for r in rows}
+
+    def rating_history(self) -> list[HistoryRow]:
+        """The stored rating history, in schedule order (a match's bots by name)."""
+        query = (
+            "SELECT position, match_id, bot, mu, sigma FROM rating_history ORDER BY position, bot"
+        )
+        return [HistoryRow(*r) for r in self.conn.execute(query)]
+
+    def queue(self) -> list[tuple[int, str]]:
+        """The stored matches waiting to be rated (a gap before them), in schedule order."""
+        rows = self.conn.execute("SELECT position, match_id FROM rating_queue ORDER BY position")
+        return [(r[0], r[1]) for r in rows]
+
+    def queue_rating(self, position: int, match_id: str) -> None:
+        self.conn.execute("INSERT INTO rating_queue VALUES (?, ?)", (position, match_id))
+
+    def unqueue_ratings(self, positions: Sequence[int], rated_next: int) -> None:
+        """The queued ``positions`` are rated; the next position to rate is ``rated_next``."""
+        self.conn.executemany(
+            "DELETE FROM rating_queue WHERE position = ?", [(p,) for p in positions]
+        )
+        self.set_meta(RATED_NEXT, str(rated_next))
+
+    def save_ratings(
+        self, changed: Mapping[str, Pair], history: Iterable[HistoryRow], now: float
+    ) -> None:
+        """Write the ratings that changed and append their history rows."""
+        self.conn.executemany(
+            "INSERT INTO ratings VALUES (?, ?, ?, ?, ?) ON CONFLICT (bot) DO UPDATE SET "
+            "mu = excluded.mu, sigma = excluded.sigma, conservative = excluded.conservative, "
+            "computed_at = excluded.computed_at",
+            [(b, mu, sigma, Rating(mu, sigma).conservative, now)
+             for b, (mu, sigma) in sorted(changed.items())],
+        )  # fmt: skip
+        self.conn.executemany(
+            "INSERT INTO rating_history VALUES (?, ?, ?, ?, ?)",
+            [(h.position, h.match_id, h.bot, h.mu, h.sigma) for h in history],
+        )
+
+    def clear_ratings(self, key: str) -> None:
+        """Drop the ratings' fold (inside a transaction) to rebuild it under ``key``."""
+        for table in ("ratings", "rating_history", "rating_queue"):
+            self.conn.execute(f"DELETE FROM {table}")
+        self.set_meta(RATING_KEY, key)
+
+    def count_matches(self) -> int:
+        return int(self.conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+
+
+def _records(
+    results: Iterable[Any], matches: Iterable[Any], positions: Mapping[str, int]
+) -> list[MatchRecord]:
+    """Match rows and their seats' rows as records, those in ``positions``, in its order."""
+    seats: dict[str, list[SeatRecord]] = {}
+    for r in results:
+        seats.setdefault(r["match_id"], []).append(
+            SeatRecord(r["bot"], r["score"], r["rank"], r["status"])
+        )
+    records = []
+    for r in matches:
+        if r["id"] in positions:
+            teams = json.loads(r["outcome"]).get("teams")
+            records.append(
+                MatchRecord(
+                    positions[r["id"]],
+                    r["id"],
+                    r["set_id"],
+                    tuple(seats[r["id"]]),
+                    tuple(tuple(t) for t in teams) if teams else None,
+                )
             )
-            self.conn.executemany(
-                "INSERT INTO rating_history VALUES (?, ?, ?, ?, ?)",
-                [(h.position, h.match_id, h.bot, h.mu, h.sigma) for h in history],
-            )
+    return sorted(records, key=lambda m: m.position)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

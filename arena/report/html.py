@@ -23,6 +23,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from arena.ladder import database
 from arena.ladder.config import LadderConfig
+from arena.ladder.rated import history_of
 from arena.ladder.ratings import head_to_head, seat_effects
 from arena.ladder.standings import standings
 from arena.ladder.store import Store
@@ -59,21 +60,27 @@ class MatchRow:
         return next((s for s in self.seats if s["bot"] == bot), None)
 
 
+VIEWERS = 200  # replay viewers written: the last matches (each is a page of its own)
+
+
 def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None = None) -> Path:
     """Write the report of ``cfg``'s stored results into ``out``; the path of its index page.
 
     ``viewers`` maps match ids to their replay viewer pages (paths relative to ``out``); by
-    default a viewer is written for every stored match whose replay file exists.
+    default a viewer is written for each of the last ``VIEWERS`` stored matches whose replay
+    file exists (``arena replay view`` renders any other).
     """
     store = Store.read(cfg.database, cfg.game.id)
     try:
         table = standings(cfg, store, public=cfg.follow is not None)
         rows = store.match_rows()
+        # the kept history is over every stored match: used when all are shown
+        history = history_of(cfg, store, table.stored) if not table.hidden else table.history
     finally:
         store.close()
     schedule, stored, stats, order = table.schedule, table.stored, table.stats, table.order
     if viewers is None:
-        viewers = write_viewers([r.match_id for r in stored], rows, out)
+        viewers = write_viewers([r.match_id for r in stored[-VIEWERS:]], rows, out)
     matches = _match_rows(stored, rows, viewers)
     effects = [e for e in seat_effects(stored, cfg.rating.score_range) if e.relative.ci is not None]
     pairs = head_to_head(stored)
@@ -94,8 +101,10 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
             **page,
             root="",
             effects=effects,
+            history_points=plots.HISTORY_POINTS,
+            h2h_bots=plots.H2H_BOTS,
             faults=_faults(matches),
-            history_svg=plots.rating_history(table.history, order),
+            history_svg=plots.rating_history(history, order),
             h2h_svg=plots.head_to_head(order, pairs) if len(order) > 1 else "",
             seats_svg=plots.seat_effects(
                 [e.seat for e in effects],

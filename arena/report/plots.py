@@ -40,15 +40,32 @@ def _svg(fig: Figure) -> str:
     return text[text.index("<svg") :]  # inline: no XML prologue or doctype
 
 
+HISTORY_POINTS = 200  # per bot: a plot's size must not grow with the ladder's history
+H2H_BOTS = 24  # the heatmap shows the best bots; the table and bot pages show every pair
+
+
+def sampled(count: int, points: int = HISTORY_POINTS) -> list[int]:
+    """At most ``points`` indexes of ``count`` evenly spread, the first and last included."""
+    if count <= points:
+        return list(range(count))
+    return sorted({round(i * (count - 1) / (points - 1)) for i in range(points)})
+
+
 def rating_history(history: Sequence[HistoryRow], bots: Sequence[str]) -> str:
-    """mu per bot after each of its matches, with a band of two sigmas either side."""
+    """mu per bot after each of its matches, with a band of two sigmas either side; at most
+    ``HISTORY_POINTS`` points per bot (evenly spread over its matches, the last included)."""
     fig = Figure(figsize=(7.5, 3.6), layout="constrained")
     ax = fig.add_subplot()
+    by_bot: dict[str, list[HistoryRow]] = {}
+    for r in history:
+        by_bot.setdefault(r.bot, []).append(r)
     for bot in bots:
-        rows = [r for r in history if r.bot == bot]
-        if not rows:
+        every = by_bot.get(bot, [])
+        if not every:
             continue
-        x = list(range(1, len(rows) + 1))
+        picked = sampled(len(every))
+        rows = [every[i] for i in picked]
+        x = [i + 1 for i in picked]
         mu = [r.mu for r in rows]
         low = [r.mu - 2 * r.sigma for r in rows]
         high = [r.mu + 2 * r.sigma for r in rows]
@@ -64,7 +81,9 @@ def rating_history(history: Sequence[HistoryRow], bots: Sequence[str]) -> str:
 
 
 def head_to_head(order: Sequence[str], pairs: Mapping[tuple[str, str], tuple[int, int]]) -> str:
-    """A heatmap of the share of meetings the row bot finished ahead of the column bot."""
+    """A heatmap of the share of meetings the row bot finished ahead of the column bot, of the
+    first ``H2H_BOTS`` bots of ``order`` (its size grows with the square of the bots)."""
+    order = order[:H2H_BOTS]
     n = len(order)
     size = max(3.0, 0.55 * n + 1.8)
     fig = Figure(figsize=(size + 1.2, size), layout="constrained")

@@ -20,6 +20,8 @@ WIDTH = 80
 
 
 ROOT = typer.main.get_command(app)
+for _name in ROOT.list_commands(None):  # type: ignore[attr-defined, arg-type]
+    ROOT.get_command(None, _name)  # type: ignore[attr-defined, arg-type]  # import the lazy ones
 
 
 def command_paths(command: object = ROOT, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:

@@ -41,7 +41,7 @@ class Crasher(Bot):
     def choose(self, turn: Turn) -> int:
         self.moves += 1
         print({ESCAPES!r} + "SECRET-alice move", self.moves, file=sys.stderr, flush=True)
-        if self.ladder and self.moves == 3:
+        if self.ladder:  # at its first decision: every deal has one
             raise SystemExit(3)
         return 0
 
@@ -86,8 +86,8 @@ def test_an_author_sees_their_crashes_and_no_one_elses_secrets(
     assert listed == [f"{url}/matches/{m['match']}" for m in newest[:10]]
     assert out.count("  - crashed in match ") == 10
     assert "  ... and 2 more faulted seats (--format json has them)\n" in out
-    assert "incident  crashed (fatal), seq 3 " in out
-    assert "    | 2JSECRET-alice move 3\n" in out  # the stderr tail, its escapes gone
+    assert re.search(r"incident  crashed \(fatal\), seq \d+ ", out), out
+    assert "    | 2JSECRET-alice move 1\n" in out  # the stderr tail, its escapes gone
     assert "pwned" not in out and not CONTROL.search(out)
 
     only = _status(url, alice, "crasher")
