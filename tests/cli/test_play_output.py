@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_cli import ROOT, arena
+from tests.cli.test_cli import ROOT, arena
 
 FAULTY = ROOT / "tests" / "bots" / "faulty"
 RANDOM = f"python {ROOT}/sample_bots/python/random_bot.py"
