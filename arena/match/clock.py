@@ -8,9 +8,9 @@ process:
   seat's ``bank_ms``, and ``grace_ms`` absorbs scheduling noise: a decision's budget is
   ``move_ms + bank + grace`` from the moment it was sent;
 * what a seat is charged is its **own** time, not the host's: on the wall clock (``clock =
-  "wall"``, the default) the wall time less the time the host kept it from running (its bot
-  waited for a CPU, or the referee did, whichever is longer), never less than the CPU time the
-  bot used; on the CPU clock (``clock = "cpu"``) the CPU time its bot used (see :class:`Spent`);
+  "wall"``, the default) the wall time less the time the host kept it from running (its bot's
+  threads and the referee's waited for a CPU), never less than the CPU time the bot used; on
+  the CPU clock (``clock = "cpu"``) the CPU time its bot used (see :class:`Spent`);
 * an answer counts from the moment it was read. At a window's deadline the seat is judged
   (:meth:`SeatClock.judge`): if it has had its budget it is late (``FAULT``) and an answer read
   then is never accepted; if the host kept it from having it the deadline moves on by what it
@@ -89,8 +89,11 @@ class Ask(Window):
 class Spent:
     """What a seat had of a window up to a moment (milliseconds; None: not measured here).
 
-    ``wait_ms`` is the longer of the bot's waits for a CPU and the referee's own (a referee kept
-    from running reads an answer late): either is the host's doing, not the bot's.
+    ``wait_ms`` is the bot's waits for a CPU and the referee's own, added: a turn goes through
+    the referee's threads (its ZeroMQ I/O thread writes it out), then the bot's, then the
+    referee's again (it reads the answer), one after the other; each wait is the host's doing,
+    not the bot's. (Waits at the same moment are counted twice: on a loaded host, in the bot's
+    favour, and never below its CPU time.)
     """
 
     wall_ms: float
@@ -119,7 +122,7 @@ class Spent:
         ]
         known = [w for w in waits if w is not None]
         cpu = delta(reading.cpu_ms, window.start.cpu_ms)
-        return cls((now - window.sent_at) * 1000, cpu, max(known) if known else None)
+        return cls((now - window.sent_at) * 1000, cpu, sum(known) if known else None)
 
     def shown(self) -> str:
         """For a fault's detail or a void's reason: what the seat had."""

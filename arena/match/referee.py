@@ -299,7 +299,9 @@ class Referee:
         assert seat.conn is not None
         spent = Spent.of(window, now, seat.conn.reading(), self.latency.waited_ms())
         verdict = seat.clock.judge(window, spent, now)
-        if verdict is Verdict.VOID:
+        if verdict is Verdict.EXTEND:
+            self.latency.moved += 1
+        elif verdict is Verdict.VOID:
             raise Starved(
                 f"seat {seat.index} ({seat.spec.name}) was kept from running by this machine: "
                 f"it had {spent.shown()} of a budget of {window.budget_ms:.0f} ms"

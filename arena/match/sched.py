@@ -11,9 +11,12 @@ fewer matches at once while its referees wait (``arena.ladder.executor.Concurren
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from arena.sandbox import Counters
+
+TASKS = "/proc/self/task"
 
 
 class Latency:
@@ -25,13 +28,17 @@ class Latency:
         self.timed = 0  # polls that ended by their timeout
         self.late_total_ms = 0.0
         self.late_max_ms = 0.0
+        self.moved = 0  # deadlines moved on because the host kept a seat from running
 
     def begin(self) -> None:
         self.start = self.waited_ms()
 
     def waited_ms(self) -> float | None:
-        """How long this thread has waited for a CPU since it started (None: not measured)."""
-        return self.counters.run_delay_ms()
+        """How long this process's threads (the referee's, and its ZeroMQ I/O threads, which
+        carry every message) have waited for a CPU, added up (None: not measured)."""
+        delays = [self.counters.run_delay_ms(f"self/task/{t}") for t in os.listdir(TASKS)]
+        known = [d for d in delays if d is not None]
+        return sum(known) if known else None
 
     def woke(self, meant: float, woke: float) -> None:
         """A poll meant to time out at ``meant`` returned, with nothing to read, at ``woke``."""
@@ -42,7 +49,8 @@ class Latency:
 
     def record(self, duration_ms: float) -> dict[str, Any]:
         """What is kept with the match: the referee's waits for a CPU (ms, and as a share of
-        the match's wall time), and its timed wakes with their mean and longest lateness."""
+        the match's wall time), its timed wakes with their mean and longest lateness, and how
+        many deadlines it moved on because the host kept a seat from running."""
         now = self.waited_ms()
         wait = None if now is None or self.start is None else max(0.0, now - self.start)
         share = None if wait is None or duration_ms <= 0 else min(1.0, wait / duration_ms)
@@ -53,6 +61,7 @@ class Latency:
             "timed_wakes": self.timed,
             "late_mean_ms": round(mean, 3),
             "late_max_ms": round(self.late_max_ms, 3),
+            "deadlines_moved": self.moved,
         }
 
     def close(self) -> None:

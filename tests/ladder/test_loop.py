@@ -208,7 +208,7 @@ def test_a_following_ladder_passes_over_a_match_that_keeps_voiding(tmp_path: Pat
     summary = ladder.run_ladder(
         cfg,
         SyntheticExecutor(void_always={stuck}),
-        progress=lambda d, _total, _faults: done.append(d),
+        progress=lambda d, _total, _faults, _pace: done.append(d),
         stop=lambda: bool(done) and done[-1] >= 12,
     )
     assert summary.scheduled is None and summary.played >= 10

@@ -126,8 +126,8 @@ def test_a_bot_that_burns_cpu_on_a_starved_host_is_late_once_it_had_its_budget()
 def test_the_referees_own_waits_count_as_the_hosts() -> None:
     clock, ask = asked()
     now = ask.deadline
-    spent = Spent.of(ask, now, Reading(510.0, 0.0), referee_wait_ms=1500.0)
-    assert spent.wait_ms == 1500.0 and clock.judge(ask, spent, now) is Verdict.EXTEND
+    spent = Spent.of(ask, now, Reading(510.0, 400.0), referee_wait_ms=1500.0)
+    assert spent.wait_ms == 1900.0 and clock.judge(ask, spent, now) is Verdict.EXTEND
 
 
 def test_unmeasured_seats_are_judged_on_the_wall_clock() -> None:
