@@ -47,7 +47,6 @@ Worse than that the match is not worth playing and is replayed (``load:``); the 
 MIN_STEP_MS = 10.0
 """The least a deadline moves at a time: a seat is judged again no sooner (a bound on wakes)."""
 
-CLOCKS = ("wall", "cpu")
 UNMEASURED = Reading()
 
 

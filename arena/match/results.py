@@ -13,6 +13,7 @@ from typing import Any
 from protocol import codec
 
 OK = "ok"
+CLOCKS = ("wall", "cpu")  # what a seat is charged (arena.match.clock)
 
 
 class VoidKind(StrEnum):

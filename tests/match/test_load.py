@@ -64,3 +64,20 @@ def test_a_bot_that_burns_cpu_or_sleeps_on_a_loaded_machine_is_still_ruled(
         assert culprit.status == "timeout", culprit.detail
         assert "ms of CPU" in culprit.detail  # what it had is shown to its author
         assert [s.status for s in result.seats[:2]] == [OK, OK]
+
+
+def test_on_the_cpu_clock_a_bot_that_sleeps_within_its_wall_ceiling_draws_nothing(
+    bot_dir: Path,
+) -> None:
+    """``slow`` sleeps 1.5 move_ms before every answer: on the wall clock each answer draws on
+    its bank; on the CPU clock it costs the millisecond or so of CPU it used."""
+    bots = [*randoms(bot_dir, 1), misbehaving(bot_dir, "slow")]
+    wall = Limits(init_ms=5000, move_ms=20, bank_ms=9000, grace_ms=50)
+    cpu = Limits(init_ms=5000, move_ms=20, bank_ms=9000, grace_ms=50, clock="cpu")
+    on_wall, on_cpu = (play_match(GAME, bots, 3, ONE_ROUND, lim).seats[1] for lim in (wall, cpu))
+    assert on_wall.status == on_cpu.status == OK
+    # On the wall clock it is charged the 30 ms it slept (less what the host made it wait).
+    assert 0 < on_wall.warnings.get("slow", 0) <= on_wall.decisions
+    assert on_wall.bank_left_ms < 9000
+    assert "slow" not in on_cpu.warnings and on_cpu.bank_left_ms == 9000
+    assert on_cpu.time_ms < on_wall.time_ms  # charged its CPU time, not its sleep
