@@ -191,6 +191,7 @@ class LocalExecutor(Executor):
         self.workers = workers
         self.slots = 2 * workers
         self.pool = self._pool()
+        self.retired: list[cf.ProcessPoolExecutor] = []  # broken pools, joined on close
         self.origin: dict[Any, tuple[cf.ProcessPoolExecutor, int]] = {}
 
     def _pool(self) -> cf.ProcessPoolExecutor:
@@ -206,6 +207,7 @@ class LocalExecutor(Executor):
         """A worker of ``pool`` died, which broke it: start a fresh pool, once."""
         if pool is self.pool:
             pool.shutdown(wait=False, cancel_futures=True)
+            self.retired.append(pool)
             self.pool = self._pool()
 
     def submit(self, jobs: list[MatchJob]) -> Any:
@@ -232,6 +234,11 @@ class LocalExecutor(Executor):
             return _voids(count, exc)
 
     def close(self, abort: bool = False) -> None:
+        """Release the workers (``abort``: stopped at once), then wait for every pool's manager
+        thread to end. Left running, a manager thread that notices its workers gone late (a
+        loaded machine) closes its wake-up pipe while the interpreter's exit hook writes to it
+        (CPython 3.11 ``concurrent.futures.process._python_exit``, no lock): an ``OSError:
+        [Errno 9] Bad file descriptor`` traceback after the runner's last line."""
         self.pool.shutdown(wait=not abort, cancel_futures=True)
         if abort:
             workers = multiprocessing.active_children()
@@ -241,6 +248,9 @@ class LocalExecutor(Executor):
                 worker.join(STOP_GRACE_S)
                 if worker.is_alive():
                     worker.kill()
+                    worker.join()
+        for pool in (*self.retired, self.pool):
+            pool.shutdown(wait=True)  # its workers are gone: its manager thread ends now
 
 
 def _quiet_resource_tracker() -> None:
