@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from .helpers import ROOT, arena, show_json
 
 
+@pytest.mark.timeout(900)  # 48 real matches: a minute on 2 idle cores, many on a busy host
 def test_demo_ranks_greedy_above_every_random_bot(tmp_path: Path) -> None:
     text = (ROOT / "ladders" / "demo.toml").read_text()
     assert 'root = ".."' in text
