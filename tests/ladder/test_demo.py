@@ -16,7 +16,7 @@ def test_demo_ranks_greedy_above_every_random_bot(tmp_path: Path) -> None:
     assert 'root = ".."' in text
     path = tmp_path / "demo.toml"
     path.write_text(text.replace('root = ".."', f"root = {json.dumps(str(ROOT))}"))
-    out = arena("ladder", "run", str(path), "--workers", "2")
+    out = arena("ladder", "run", str(path), "--workers", "2", timeout=800)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[2].split()[:2] == ["1", "greedy"]
     table = show_json(path)
