@@ -297,7 +297,7 @@ class Referee:
         """At a window's deadline: what the seat had, when it is late; None when its deadline
         moved on. Raises Starved when the host kept it from running up to the ceiling."""
         assert seat.conn is not None
-        spent = Spent.of(window, now, seat.conn.reading(), self.latency.waited_ms())
+        spent = Spent.of(window, now, seat.conn.reading(), self._referee_waits(seat, 0))
         verdict = seat.clock.judge(window, spent, now)
         if verdict is Verdict.EXTEND:
             self.latency.moved += 1
@@ -307,6 +307,14 @@ class Referee:
                 f"it had {spent.shown()} of a budget of {window.budget_ms:.0f} ms"
             )
         return spent if verdict is Verdict.FAULT else None
+
+    def _referee_waits(self, seat: _Seat, answers: int) -> float | None:
+        """The referee's waits for a CPU, credited to a seat that sent it nothing but its
+        ``answers`` since its turn: a seat that sends more (a flood) keeps the referee busy
+        itself, so its waits are not the host's (None: not counted)."""
+        if seat.ledger.sent_messages > answers:
+            return None
+        return self.latency.waited_ms()
 
     def _late(self, seat: _Seat, ask: Ask, spent: Spent | None) -> None:
         seat.clock.expire()
@@ -451,7 +459,7 @@ class Referee:
         spent = None
         if seat.clock.measures(ask, received):
             assert seat.conn is not None
-            spent = Spent.of(ask, received, seat.conn.reading(), self.latency.waited_ms())
+            spent = Spent.of(ask, received, seat.conn.reading(), self._referee_waits(seat, 1))
         timing = seat.clock.answer(ask, received, spent)
         if timing is None:  # read after the deadline, or its budget used: never accepted
             self._late(seat, ask, spent)
