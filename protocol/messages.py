@@ -168,7 +168,7 @@ def welcome(
     seat: int,
     players: int,
     game: dict[str, Any],
-    limits: dict[str, int],
+    limits: dict[str, int | str],
     reuse: bool = False,
 ) -> dict[str, Any]:
     msg = {

@@ -210,7 +210,7 @@ def _lines(name: str) -> loop.Progress:
     started = time.monotonic()
     state = {"base": -1, "last": started}
 
-    def update(done: int, total: int | None, faults: int) -> None:
+    def update(done: int, total: int | None, faults: int, pace: str) -> None:
         total = done if total is None else total  # a following ladder: what it played
         now = time.monotonic()
         if state["base"] < 0:  # the first call reports what was stored before
@@ -220,8 +220,10 @@ def _lines(name: str) -> loop.Progress:
         state["last"] = now
         rate = (done - state["base"]) / max(1e-9, now - started)
         left = f", about {(total - done) / rate:.0f} s left" if rate > 0 and done < total else ""
+        slowed = f" ({pace})" if pace else ""
         typer.echo(
-            f"{name}: {done}/{total} matches, {rate:.2f}/s, {faults} bot faults{left}", err=True
+            f"{name}: {done}/{total} matches, {rate:.2f}/s, {faults} bot faults{left}{slowed}",
+            err=True,
         )
 
     return update
@@ -236,17 +238,20 @@ def _bar(name: str) -> Iterator[loop.Progress]:
         TextColumn("{task.fields[rate]}"),
         TimeRemainingColumn(),
         TextColumn("faults {task.fields[faults]}"),
+        TextColumn("{task.fields[pace]}"),
     )
     with Progress(*columns, console=Console(stderr=True)) as bar:
-        task = bar.add_task(name, total=None, rate="", faults=0)
+        task = bar.add_task(name, total=None, rate="", faults=0, pace="")
         started = time.monotonic()
         baseline: dict[str, int] = {}
 
-        def update(done: int, total: int | None, faults: int) -> None:
+        def update(done: int, total: int | None, faults: int, pace: str) -> None:
             base = baseline.setdefault("done", done)  # the first call reports what was stored
             rate = (done - base) / max(1e-9, time.monotonic() - started)
             total = done if total is None else total  # a following ladder: what it played
-            bar.update(task, completed=done, total=total, rate=f"{rate:.2f}/s", faults=faults)
+            bar.update(
+                task, completed=done, total=total, rate=f"{rate:.2f}/s", faults=faults, pace=pace
+            )
 
         yield update
 

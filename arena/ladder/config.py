@@ -33,7 +33,7 @@ from arena.ladder.matchmaking import STARTS, FollowSettings
 from arena.ladder.ratings import RatingSettings
 from arena.match.bots import TRANSPORTS, BotCommandError, BotSpec, default_name
 from arena.match.faults import FaultPolicy
-from arena.match.results import Limits
+from arena.match.results import CLOCKS, Limits
 from arena.names import RULE, is_ref, name_key, shown
 from arena.registry.gate import spec_of
 from arena.registry.manifest import run_outside
@@ -215,7 +215,7 @@ TOP_KEYS = (
     "follow",
     "bots",
 )
-CLOCK_KEYS = ("init_ms", "move_ms", "bank_ms", "grace_ms", "match_ms")
+CLOCK_KEYS = ("init_ms", "move_ms", "bank_ms", "grace_ms", "match_ms", "clock", "wall_factor")
 SANDBOX_KEYS = LIMIT_NUMBERS
 
 
@@ -532,7 +532,17 @@ def _limits(table: TableReader) -> Limits:
         bank_ms=table.integer("bank_ms", Limits.bank_ms, 0),
         grace_ms=table.integer("grace_ms", Limits.grace_ms, 0),
         match_ms=table.integer("match_ms", Limits.match_ms, 1),
+        clock=_clock(table),
+        wall_factor=table.integer("wall_factor", Limits.wall_factor, 1),
     )
+
+
+def _clock(table: TableReader) -> str:
+    """What a seat is charged: its own wall time, or its CPU time (``arena.match.clock``)."""
+    clock = table.get("clock", "a string", Limits.clock)
+    if clock not in CLOCKS:
+        raise table.error("clock", f"expected one of {', '.join(CLOCKS)}, got {clock!r}")
+    return clock
 
 
 def _sandbox_limits(table: TableReader, base: SandboxLimits) -> SandboxLimits:

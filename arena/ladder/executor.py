@@ -195,6 +195,7 @@ class LocalExecutor(Executor):
         self.workers = workers
         self.slots = 2 * workers
         self.pool = self._pool()
+        self.retired: list[cf.ProcessPoolExecutor] = []  # broken pools, joined on close
         self.origin: dict[Any, tuple[cf.ProcessPoolExecutor, int]] = {}
 
     def _pool(self) -> cf.ProcessPoolExecutor:
@@ -215,6 +216,7 @@ class LocalExecutor(Executor):
         """A worker of ``pool`` died, which broke it: start a fresh pool, once."""
         if pool is self.pool:
             pool.shutdown(wait=False, cancel_futures=True)
+            self.retired.append(pool)
             self.pool = self._pool()
 
     def submit(self, jobs: list[MatchJob]) -> Any:
@@ -241,6 +243,11 @@ class LocalExecutor(Executor):
             return _voids(count, exc)
 
     def close(self, abort: bool = False) -> None:
+        """Release the workers (``abort``: stopped at once), then wait for every pool's manager
+        thread to end. Left running, a manager thread that notices its workers gone late (a
+        loaded machine) closes its wake-up pipe while the interpreter's exit hook writes to it
+        (CPython 3.11 ``concurrent.futures.process._python_exit``, no lock): an ``OSError:
+        [Errno 9] Bad file descriptor`` traceback after the runner's last line."""
         self.pool.shutdown(wait=not abort, cancel_futures=True)
         if abort:
             workers = multiprocessing.active_children()
@@ -250,6 +257,9 @@ class LocalExecutor(Executor):
                 worker.join(STOP_GRACE_S)
                 if worker.is_alive():
                     worker.kill()
+                    worker.join()
+        for pool in (*self.retired, self.pool):
+            pool.shutdown(wait=True)  # its workers are gone: its manager thread ends now
 
 
 @contextlib.contextmanager
@@ -337,6 +347,65 @@ class Job:
         return self.match.match_id
 
 
+class Concurrency:
+    """How many jobs the dispatcher keeps in flight: the executor's slots on a calm machine,
+    fewer while its referees wait for a CPU, so a loaded host slows a ladder down instead of
+    ruining its matches (``arena.match.clock`` voids what it cannot judge fairly).
+
+    Each match brings its referee's scheduling latency (``MatchResult.sched``): how long the
+    referee waited for a CPU during it. Over each ``WINDOW_MS`` of matches' wall time (short
+    matches are pooled: one late wake in a 1 ms match says little), a share of waiting of
+    ``BUSY_SHARE`` or more, or any ``load:`` void, keeps one job fewer in flight (down to one);
+    ``CALM_WINDOWS`` windows in a row at ``CALM_SHARE`` or less, one more (up to the slots). A
+    referee alone on its core waits well under 1 % of its match; one sharing its core with
+    another busy task about half of it.
+    """
+
+    WINDOW_MS = 2000.0
+    BUSY_SHARE = 0.25
+    CALM_SHARE = 0.05
+    CALM_WINDOWS = 3
+
+    def __init__(self, slots: int) -> None:
+        self.slots = self.limit = slots
+        self.calm = 0
+        self.waited_ms = self.played_ms = 0.0
+
+    def observe(self, returned: Returned) -> None:
+        """Take one finished match into account."""
+        if returned.load_void:
+            self._slower()
+            return
+        result = returned.result or {}
+        wait = (result.get("sched") or {}).get("wait_ms")
+        if wait is None:
+            return
+        self.waited_ms += wait
+        self.played_ms += float(result.get("duration_ms", 0.0))
+        if self.played_ms < self.WINDOW_MS:
+            return
+        share = self.waited_ms / self.played_ms
+        self.waited_ms = self.played_ms = 0.0
+        if share >= self.BUSY_SHARE:
+            self._slower()
+        elif share <= self.CALM_SHARE:
+            self.calm += 1
+            if self.calm >= self.CALM_WINDOWS and self.limit < self.slots:
+                self.limit, self.calm = self.limit + 1, 0
+        else:
+            self.calm = 0
+
+    def _slower(self) -> None:
+        self.limit, self.calm = max(1, self.limit - 1), 0
+        self.waited_ms = self.played_ms = 0.0
+
+    def shown(self) -> str:
+        """For the progress line: '' at full speed, else how far it slowed down."""
+        if self.limit >= self.slots:
+            return ""
+        return f"host busy: {self.limit} of {self.slots} jobs in flight"
+
+
 class Dispatcher:
     """Keeps the executor's slots full and yields ``(job, result)`` as matches finish, in any
     order, one per match however they were batched.
@@ -352,6 +421,7 @@ class Dispatcher:
         self.queue = deque(jobs)
         self.running: dict[Any, list[Job]] = {}
         self.match_ms: float | None = None  # the referee's recent time per match
+        self.concurrency = Concurrency(executor.slots)
         self.stopped = False
 
     def add(self, job: Job) -> None:
@@ -381,14 +451,14 @@ class Dispatcher:
         nothing else in flight; else the queued jobs up to the first solo one whose deal is not
         in flight, at most a batch and at most a fair share of the queue per slot, so no worker
         idles near the end."""
-        if not self.queue or len(self.running) >= self.executor.slots:
+        if not self.queue or len(self.running) >= self.concurrency.limit:
             return []
         if any(batch[0].solo for batch in self.running.values()):
             return []
         if self.queue[0].solo:
             return [] if self.running else [self.queue.popleft()]
         busy = {job.deal for batch in self.running.values() for job in batch}
-        size = min(self.batch_size(), math.ceil(len(self.queue) / self.executor.slots))
+        size = min(self.batch_size(), math.ceil(len(self.queue) / self.concurrency.limit))
         batch: list[Job] = []
         waiting: list[Job] = []
         while self.queue and len(batch) < size and not self.queue[0].solo:
@@ -399,6 +469,7 @@ class Dispatcher:
 
     def _measure(self, results: list[Returned]) -> None:
         for returned in results:
+            self.concurrency.observe(returned)
             if returned.result is not None and "duration_ms" in returned.result:
                 ms = float(returned.result["duration_ms"])
                 self.match_ms = ms if self.match_ms is None else 0.8 * self.match_ms + 0.2 * ms

@@ -16,7 +16,7 @@ from arena.ladder.config import LadderConfig
 from arena.ladder.schedule import MatchSpec, engine_seed
 from arena.match.bots import BotSpec
 from arena.match.faults import FaultPolicy
-from arena.match.results import Limits, is_host_void
+from arena.match.results import Limits, is_host_void, is_load_void
 from arena.sandbox import SandboxLimits
 
 
@@ -124,6 +124,11 @@ class Returned:
     def host_void(self) -> bool:
         """This machine failed to start a bot: the run stops."""
         return is_host_void(self.void)
+
+    @property
+    def load_void(self) -> bool:
+        """This machine was too busy to give a seat its time: played again, the run goes on."""
+        return is_load_void(self.void)
 
     def as_dict(self) -> dict[str, Any]:
         if self.result is not None:

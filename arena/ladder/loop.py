@@ -15,6 +15,10 @@ Voids are never a free undo, and never burn a schedule:
 * a ``host:`` void (this machine failed to start a bot) stops the run: nothing more is handed
   out, the matches in flight finish, nothing is stored for it, and :class:`HostFailure` says
   what to fix;
+* a ``load:`` void (this machine was too busy to give a seat its time, ``arena.match.clock``)
+  is nobody's: it is recorded with blame ``load``, never counts towards ``MAX_VOIDS``, and the
+  match is played again alone (the executor meanwhile plays fewer matches at once while its
+  referees wait for a CPU);
 * a worker that dies takes every match in flight with it, so those voids are ``shared`` and the
   matches are retried alone (``solo``): a void of a match that ran alone is its own;
 * a match is tried up to ``MAX_ATTEMPTS`` times each time it is handed out, then abandoned for
@@ -55,9 +59,10 @@ class HostFailure(RuntimeError):
     """This machine cannot run the ladder's bots (sandbox, interpreter, cgroup, uid, fork)."""
 
 
-Progress = Callable[[int, int | None, int], None]
-"""Called after each stored or abandoned match with (done, total, faults so far); the total is
-None for a schedule with no end (a following ladder)."""
+Progress = Callable[[int, int | None, int, str], None]
+"""Called after each stored or abandoned match with (done, total, faults so far, pace); the total
+is None for a schedule with no end (a following ladder); the pace is '' at full speed, else how
+far the run slowed down because its referees wait for a CPU (``executor.Concurrency``)."""
 
 
 @dataclass(frozen=True)
@@ -219,8 +224,9 @@ class _Loop:
         self.stopped = self.stop()
         if not self.halted():
             self.hand_out()
-        report = progress or (lambda _done, _total, _faults: None)
-        report(self.done(), self.schedule.total(), 0)
+        report = progress or (lambda _done, _total, _faults, _pace: None)
+        pace = self.dispatcher.concurrency.shown
+        report(self.done(), self.schedule.total(), 0, pace())
         while not self.halted():
             if not self.held:
                 self.catch_up()
@@ -233,7 +239,7 @@ class _Loop:
             for job, returned in self.dispatcher:
                 if not self.settle(job, returned):
                     continue  # played again
-                report(self.done(), self.schedule.total(), self.tally.faults)
+                report(self.done(), self.schedule.total(), self.tally.faults, pace())
                 self.stopped = self.stop()
                 if self.halted():
                     self.dispatcher.stop()
@@ -310,10 +316,12 @@ class _Loop:
 
 
 def _blame(returned: Returned, job: Job) -> Blame:
-    """Whose failure a void was: this machine's, or a worker's death with several matches in
-    flight (not known which caused it), or this match's own."""
+    """Whose failure a void was: this machine's (it failed, or it was too busy), or a worker's
+    death with several matches in flight (not known which caused it), or this match's own."""
     if returned.host_void:
         return Blame.HOST
+    if returned.load_void:
+        return Blame.LOAD
     return Blame.SHARED if returned.worker_died and not job.solo else Blame.MATCH
 
 

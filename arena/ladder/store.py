@@ -72,9 +72,14 @@ class Blame(StrEnum):
     """Whose failure a void was (the ``blame`` column of ``voids``)."""
 
     HOST = "host"  # this machine could not start a bot: the run stops, no bot is blamed
+    LOAD = "load"  # this machine was too busy to give a seat its time: replayed, no bot blamed
     SHARED = "shared"  # a worker died with several matches in flight: which one is not known
     MATCH = "match"  # this match alone (it ran alone, or its referee failed): towards MAX_VOIDS
 
+
+# Match columns added later (in place): the referee's scheduling latency over the match, JSON
+# (``MatchResult.sched``: its waits for a CPU, how late its timed wakes were); '{}' = not known.
+MATCH_COLUMNS = (("sched", "TEXT NOT NULL DEFAULT '{}'"),)
 
 # Bot columns added later (in place): what its command runs, file by file (path -> digest,
 # JSON), so a program edited in place is not pooled with its stored results; '' = not known.
@@ -107,7 +112,8 @@ CREATE TABLE IF NOT EXISTS matches (
     attempts INTEGER NOT NULL,
     worker TEXT NOT NULL,
     sandbox TEXT NOT NULL,
-    replay_path TEXT
+    replay_path TEXT,
+    {match_columns}
 );
 CREATE INDEX IF NOT EXISTS matches_set ON matches (set_id);
 CREATE TABLE IF NOT EXISTS results (
@@ -156,6 +162,7 @@ CREATE TABLE IF NOT EXISTS rating_history (
     "{seat_columns}", "".join(f"{name} {decl},\n    " for name, decl in SEAT_COLUMNS_V2).rstrip()
 ).replace("{void_columns}", ",\n    ".join(f"{name} {decl}" for name, decl in VOID_COLUMNS))
 SCHEMA = SCHEMA.replace("{bot_columns}", ",\n    ".join(f"{n} {d}" for n, d in BOT_COLUMNS))
+SCHEMA = SCHEMA.replace("{match_columns}", ",\n    ".join(f"{n} {d}" for n, d in MATCH_COLUMNS))
 
 
 class StoreError(RuntimeError):
@@ -283,10 +290,11 @@ class Store:
             )
 
     def _upgrade(self) -> None:
-        """Bring an older database to the current schema, nothing lost: void columns added
-        in place; a schema-1 database gets the schema-2 seat columns, a schema-2 one the
-        schema-3 rating queue."""
-        for table, columns in (("voids", VOID_COLUMNS), ("bots", BOT_COLUMNS)):
+        """Bring an older database to the current schema, nothing lost: void, bot and match
+        columns added in place; a schema-1 database gets the schema-2 seat columns, a schema-2
+        one the schema-3 rating queue."""
+        added = (("voids", VOID_COLUMNS), ("bots", BOT_COLUMNS), ("matches", MATCH_COLUMNS))
+        for table, columns in added:
             have = self.conn.columns(table)
             if have and not have.issuperset(n for n, _ in columns):
                 with self.transaction():
@@ -417,6 +425,7 @@ class Store:
             result["worker"],
             result["sandbox"],
             result["replay_path"],
+            json.dumps(result.get("sched", {}), sort_keys=True),
         )
         seats = [
             (

@@ -20,7 +20,7 @@ from arena.games.base import Game
 from arena.match.bots import BotSpec, parse_bot, unique_names
 from arena.match.referee import play_match
 from arena.match.replay import log_lines
-from arena.match.results import OK, Limits, MatchResult, SeatResult, is_host_void
+from arena.match.results import OK, Limits, MatchResult, SeatResult, is_host_void, is_load_void
 
 ROOT = Path(__file__).resolve().parents[2]
 OPPONENT = ROOT / "sample_bots" / "python" / "random_bot.py"
@@ -227,6 +227,9 @@ def _run_line(run: GameRun) -> str:
             f"{head} void: this machine could not start the bots, a problem of the host, not "
             f"of the bot (`arena sandbox probe` says more): {run.void.partition(': ')[2]}"
         )
+    if is_load_void(run.void):
+        busy = "this machine was too busy to give a seat its time, not the bot's fault"
+        return f"{head} void: {busy}: {run.void}"
     if run.void is not None:
         return f"{head} void, a referee or engine error, not the bot's fault: {run.void}"
     if run.status == OK:

@@ -1,43 +1,142 @@
 """The clocks of a match: each seat's deadline and time bank, and the match's wall-clock cap.
 
-Arithmetic on moments the caller passes in (``time.monotonic()`` in the referee, any number in a
-test), so every clock rule is tested without a process:
+Arithmetic on moments and measurements the caller passes in (``time.monotonic()`` and the bot's
+cgroup readings in the referee, any number in a test), so every clock rule is tested without a
+process:
 
 * ``init_ms`` to say hello, then per decision ``move_ms``; time beyond it is drawn from the
-  seat's ``bank_ms``, and ``grace_ms`` absorbs scheduling noise: a decision's deadline is
-  ``move_ms + bank + grace`` after it was sent;
-* an answer counts from the moment it was read; one read at or after its deadline is late and
-  never accepted (:meth:`SeatClock.answer` returns None);
+  seat's ``bank_ms``, and ``grace_ms`` absorbs scheduling noise: a decision's budget is
+  ``move_ms + bank + grace`` from the moment it was sent;
+* what a seat is charged is its **own** time, not the host's: on the wall clock (``clock =
+  "wall"``, the default) the wall time less the time the host kept it from running (its bot's
+  threads and the referee's waited for a CPU), never less than the CPU time the bot used; on
+  the CPU clock (``clock = "cpu"``) the CPU time its bot used (see :class:`Spent`);
+* an answer counts from the moment it was read. At a window's deadline the seat is judged
+  (:meth:`SeatClock.judge`): if it has had its budget it is late (``FAULT``) and an answer read
+  then is never accepted; if the host kept it from having it the deadline moves on by what it
+  still has (``EXTEND``), up to a wall-clock ceiling: ``LOAD_CEILING`` times the budget on the
+  wall clock, ``wall_factor`` times on the CPU clock. A seat the host starved up to the ceiling
+  voids the match (``VOID``: a ``load:`` void, replayed, never a bot's fault); on the CPU
+  clock a seat that idled (it had the wall time and did not use it) is late at the ceiling;
 * ``match_ms`` caps the whole match: :meth:`MatchClock.reached` says so once, then the cap is
   disarmed (the seats still waited on are ruled, the others play on their own clocks).
+
+Why these rules keep the hostile cases ruled: a bot that sleeps waits for nothing, so its own
+time is the wall time and it is late at the first deadline, loaded host or not; a bot that
+burns CPU has its budget of CPU time (its own time is at least that) sooner or later: on a
+starved host later, so its deadline moves, but it is ruled as soon as it has had it, long
+before the ceiling unless the host gives it less than ``1 / LOAD_CEILING`` of a core.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from arena.games.base import Decision
 from arena.match.results import Limits
+from arena.sandbox import Reading
+
+LOAD_CEILING = 10
+"""On the wall clock, how far (in times its budget, wall time) a seat's deadline may move while
+the host keeps it from running. Ten: an honest bot that needs its whole budget still answers on
+a host that gives it a tenth of a core (a load of 20 runnable tasks on 2 cores, about what
+issue 27 saw), and a bot that burns CPU on such a host has its budget of CPU and is ruled.
+Worse than that the match is not worth playing and is replayed (``load:``); the wait is bounded."""
+
+MIN_STEP_MS = 10.0
+"""The least a deadline moves at a time: a seat is judged again no sooner (a bound on wakes)."""
+
+UNMEASURED = Reading()
+
+
+class Verdict(Enum):
+    """What a seat's deadline comes to (:meth:`SeatClock.judge`)."""
+
+    FAULT = "fault"  # it had its budget: ``timeout`` or ``bank_exhausted``
+    EXTEND = "extend"  # the host kept it from having it: the deadline moved on
+    VOID = "void"  # the host kept it from having it up to the ceiling: the match is void
 
 
 @dataclass
-class Ask:
-    """A decision sent to a seat and not answered yet."""
+class Window:
+    """A span a seat has for something (its hello, a decision): when it began, its budget, when
+    it is judged next, the wall-clock ceiling, and what the bot and the referee had had of the
+    machine when it began."""
 
-    seq: int
-    decision: Decision
     sent_at: float
-    deadline: float
-    bank_full: bool  # its bank was whole when it was sent: missing it is a plain ``timeout``
+    deadline: float  # moved on (EXTEND) while the host starves the seat
+    ceiling: float  # never moved past this
+    budget_ms: float
+    start: Reading
+    referee_wait_ms: float | None
 
     def overdue(self, now: float) -> bool:
         return now >= self.deadline
 
 
+@dataclass
+class Ask(Window):
+    """A decision sent to a seat and not answered yet."""
+
+    seq: int
+    decision: Decision
+    bank_full: bool  # its bank was whole when it was sent: missing it is a ``timeout``
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What a seat had of a window up to a moment (milliseconds; None: not measured here).
+
+    ``wait_ms`` is the bot's waits for a CPU and the referee's own, added: a turn goes through
+    the referee's threads (its ZeroMQ I/O thread writes it out), then the bot's, then the
+    referee's again (it reads the answer), one after the other; each wait is the host's doing,
+    not the bot's. (Waits at the same moment are counted twice: on a loaded host, in the bot's
+    favour, and never below its CPU time.)
+    """
+
+    wall_ms: float
+    cpu_ms: float | None
+    wait_ms: float | None
+
+    @property
+    def own_ms(self) -> float:
+        """The wall time less the host's waits, never below the CPU time the bot used: what
+        it would have taken on a machine of its own."""
+        own = self.wall_ms - (self.wait_ms or 0.0)
+        return max(own, self.cpu_ms or 0.0)
+
+    @classmethod
+    def of(
+        cls, window: Window, now: float, reading: Reading, referee_wait_ms: float | None
+    ) -> Spent:
+        """From the bot's and the referee's readings at ``now`` and at the window's start."""
+
+        def delta(end: float | None, begin: float | None) -> float | None:
+            return None if end is None or begin is None else max(0.0, end - begin)
+
+        waits = [
+            delta(reading.wait_ms, window.start.wait_ms),
+            delta(referee_wait_ms, window.referee_wait_ms),
+        ]
+        known = [w for w in waits if w is not None]
+        cpu = delta(reading.cpu_ms, window.start.cpu_ms)
+        return cls((now - window.sent_at) * 1000, cpu, sum(known) if known else None)
+
+    def shown(self) -> str:
+        """For a fault's detail or a void's reason: what the seat had."""
+        parts = [f"{self.wall_ms:.0f} ms wall"]
+        if self.cpu_ms is not None:
+            parts.append(f"{self.cpu_ms:.0f} ms of CPU")
+        if self.wait_ms is not None:
+            parts.append(f"{self.wait_ms:.0f} ms waiting for a CPU")
+        return ", ".join(parts)
+
+
 @dataclass(frozen=True)
 class Timing:
-    """An answer in time: how long the bot thought, and how much of that was over ``move_ms``
-    (drawn from its bank)."""
+    """An answer in time: how long the bot thought (its charged time), and how much of that
+    was over ``move_ms`` (drawn from its bank)."""
 
     elapsed_ms: float
     over_ms: float
@@ -48,21 +147,67 @@ class SeatClock:
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
+        self.cpu = limits.clock == "cpu"
         self.bank_ms = float(limits.bank_ms)
         self.time_ms = 0.0
         self.max_ms = 0.0
 
-    def ask(self, seq: int, decision: Decision, now: float) -> Ask:
-        """Start a decision sent at ``now``: its deadline is ``move_ms`` + bank + ``grace_ms``."""
+    def _ceiling(self, now: float, budget_ms: float) -> float:
+        factor = self.limits.wall_factor if self.cpu else LOAD_CEILING
+        return now + factor * budget_ms / 1000
+
+    def hello(self, now: float, referee_wait_ms: float | None) -> Window:
+        """The window to say hello in, from a bot's start (its cgroup new: nothing used yet)."""
+        budget = self.limits.init_ms + self.limits.grace_ms
+        ceiling = self._ceiling(now, budget)
+        return Window(now, now + budget / 1000, ceiling, budget, Reading(0.0, 0.0), referee_wait_ms)
+
+    def ask(
+        self,
+        seq: int,
+        decision: Decision,
+        now: float,
+        reading: Reading = UNMEASURED,
+        referee_wait_ms: float | None = None,
+    ) -> Ask:
+        """Start a decision sent at ``now``: its budget is ``move_ms`` + bank + ``grace_ms``."""
         budget = self.limits.move_ms + self.bank_ms + self.limits.grace_ms
         full = self.bank_ms >= self.limits.bank_ms
-        return Ask(seq, decision, now, now + budget / 1000, full)
+        deadline, ceiling = now + budget / 1000, self._ceiling(now, budget)
+        return Ask(now, deadline, ceiling, budget, reading, referee_wait_ms, seq, decision, full)
 
-    def answer(self, ask: Ask, received: float) -> Timing | None:
-        """Charge an answer read at ``received``; None when it came at or after the deadline."""
+    def charged(self, spent: Spent) -> float:
+        """What the seat is charged for a window: its CPU time on the CPU clock (where it is
+        measured), else its own time."""
+        if self.cpu and spent.cpu_ms is not None:
+            return spent.cpu_ms
+        return spent.own_ms
+
+    def measures(self, ask: Ask, received: float) -> bool:
+        """Whether an answer read at ``received`` needs the bot's readings to be charged: on
+        the CPU clock always, on the wall clock only past ``move_ms`` (it draws on the bank)."""
+        return self.cpu or (received - ask.sent_at) * 1000 > self.limits.move_ms
+
+    def judge(self, window: Window, spent: Spent, now: float) -> Verdict:
+        """At a window's deadline: late, moved on, or void (see the module docstring)."""
+        used = self.charged(spent)
+        if used >= window.budget_ms:
+            return Verdict.FAULT
+        if now >= window.ceiling:
+            return Verdict.FAULT if spent.own_ms >= window.budget_ms else Verdict.VOID
+        step = max(MIN_STEP_MS, window.budget_ms - used)
+        window.deadline = min(window.ceiling, now + step / 1000)
+        return Verdict.EXTEND
+
+    def answer(self, ask: Ask, received: float, spent: Spent | None = None) -> Timing | None:
+        """Charge an answer read at ``received`` (``spent``: what the seat had, when
+        :meth:`measures` says it is needed); None when it came at or after the deadline, or
+        after the seat used its whole budget."""
         if ask.overdue(received):
             return None
-        elapsed = (received - ask.sent_at) * 1000
+        elapsed = (received - ask.sent_at) * 1000 if spent is None else self.charged(spent)
+        if elapsed >= ask.budget_ms:
+            return None
         self.time_ms += elapsed
         self.max_ms = max(self.max_ms, elapsed)
         over = max(0.0, elapsed - self.limits.move_ms)
@@ -85,9 +230,6 @@ class MatchClock:
         self.limits = limits
         self.started = started
         self.ends_at = started + limits.match_ms / 1000
-
-    def hello_deadline(self, now: float) -> float:
-        return now + (self.limits.init_ms + self.limits.grace_ms) / 1000
 
     def reached(self, now: float) -> bool:
         """True once, the first time ``now`` is past the cap; the cap is disarmed then."""

@@ -76,6 +76,10 @@ class Connection:
         """The sandbox level its process runs at ('' if it never started)."""
         return self.proc.level if self.proc is not None else ""
 
+    def reading(self) -> sandbox.Reading:
+        """What its bot has had of the machine so far (CPU time, waits for a CPU)."""
+        return self.proc.reading() if self.proc is not None else sandbox.Reading()
+
     def log_tail(self, limit: int) -> str:
         return self.proc.log_tail(limit) if self.proc is not None else ""
 

@@ -57,12 +57,13 @@ from arena.games.rng import KeyedRandom
 from arena.match import replay
 from arena.match.bots import BotSpec
 from arena.match.channels import EXCERPT_CHARS, Frame, Inbound, excerpt, printable
-from arena.match.clock import Ask, MatchClock, SeatClock
+from arena.match.clock import Ask, MatchClock, SeatClock, Spent, Verdict, Window
 from arena.match.connection import Connection, Seating
 from arena.match.faults import FaultPolicy, exit_fault, signal_name
 from arena.match.pool import BotPool
 from arena.match.results import OK, Limits, MatchResult, SeatResult, VoidKind
 from arena.match.rulings import RESIGNED, Forfeit, Ledger, Ruling, Rulings, Substitute
+from arena.match.sched import Latency
 from arena.sandbox.descriptors import raise_open_files_limit
 from protocol import codec, messages
 
@@ -98,6 +99,7 @@ class _Seat:
         self.ask: Ask | None = None
         self.answer: Answer | None = None
         self.info_left = INFO_CHARS_PER_SEAT  # of its notes still kept in the replay
+        self.hello: Window | None = None  # the window to say hello in, once launched
 
     @property
     def playing(self) -> bool:
@@ -141,6 +143,7 @@ class Referee:
         self.clock = MatchClock(self.limits, time.monotonic())
         self.records: list[dict[str, Any]] = []
         self.poller = zmq.Poller()
+        self.latency = Latency()  # how late this referee wakes: the host's load, as it sees it
         self.seating: Seating | None = None
         self.seats = [
             _Seat(i, spec, self.limits, KeyedRandom(f"{seed}/substitute/{i}"))
@@ -151,6 +154,7 @@ class Referee:
 
     def run(self, replay_path: Path | None = None) -> MatchResult:
         started = time.monotonic()
+        self.latency.begin()
         raise_open_files_limit()
         self.clock = MatchClock(self.limits, started)
         if self.position is None:
@@ -177,6 +181,8 @@ class Referee:
                 self._finish(state)
             except sandbox.HostError as exc:  # this machine failed to start a bot
                 void = VoidKind.HOST.reason(str(exc))
+            except Starved as exc:  # this machine kept a seat from running: replayed
+                void = VoidKind.LOAD.reason(str(exc))
             except Exception as exc:  # a fault of the referee or engine voids the match
                 void = VoidKind.INTERNAL.reason(f"{type(exc).__name__}: {exc}")
             finally:
@@ -185,6 +191,7 @@ class Referee:
                         seat.conn.close()
                 if self.pool is None:
                     ctx.term()
+                self.latency.close()
             result = self._result(state, void, (time.monotonic() - started) * 1000)
         if replay_path is not None and void is None:
             replay.write(replay_path, replay.build(self._record(state, result)))
@@ -205,6 +212,8 @@ class Referee:
             except OSError as exc:  # the bot's own program does not exist or is not a program
                 seat.alive = False
                 self._fault(seat, "crashed", f"could not start: {exc}")
+                continue
+            seat.hello = seat.clock.hello(time.monotonic(), self.latency.waited_ms())
 
     def _kept(self, seat: _Seat) -> bool:
         """The seat's process will be kept for another match if it ends cleanly: it offered
@@ -222,16 +231,19 @@ class Referee:
         return self.seating.keep(seat.conn, seat.spec)
 
     def _handshake(self) -> None:
-        deadline = self.clock.hello_deadline(time.monotonic())
-        while any(s.playing and not s.greeted for s in self.seats):
+        while waiting := [s for s in self.seats if s.playing and not s.greeted]:
             if self._over_time():
                 break
-            if time.monotonic() >= deadline:
-                for seat in self.seats:
-                    if seat.playing and not seat.greeted:
-                        self._fault(seat, "timeout", no_hello(seat.spec, self.limits.init_ms))
-                break
-            self._wait(deadline)
+            now = time.monotonic()
+            for seat in waiting:
+                assert seat.hello is not None
+                spent = self._judge(seat, seat.hello, now) if seat.hello.overdue(now) else None
+                if spent is not None:
+                    why = no_hello(seat.spec, self.limits.init_ms)
+                    self._fault(seat, "timeout", f"{why}; it had {spent.shown()}")
+            deadlines = [s.hello.deadline for s in waiting if s.playing and s.hello]
+            if deadlines:
+                self._wait(min(deadlines))
 
     def _play(self, state: State) -> None:
         while pending := state.pending():
@@ -278,14 +290,41 @@ class Referee:
                 self._wait(min(deadlines))
 
     def _expire_deadlines(self, now: float) -> None:
-        """Rule every seat whose answer is past its deadline at ``now``."""
+        """Judge every seat whose answer is past its deadline at ``now``: late, or (the host
+        kept it from running) its deadline moved on."""
         for seat in self.seats:
-            if seat.playing and seat.ask is not None and seat.ask.overdue(now):
-                self._late(seat, seat.ask)
+            ask = seat.ask
+            if seat.playing and ask is not None and ask.overdue(now):
+                spent = self._judge(seat, ask, now)
+                if spent is not None:
+                    self._late(seat, ask, spent)
 
-    def _late(self, seat: _Seat, ask: Ask) -> None:
+    def _judge(self, seat: _Seat, window: Window, now: float) -> Spent | None:
+        """At a window's deadline: what the seat had, when it is late; None when its deadline
+        moved on. Raises Starved when the host kept it from running up to the ceiling."""
+        assert seat.conn is not None
+        spent = Spent.of(window, now, seat.conn.reading(), self._referee_waits(seat, 0))
+        verdict = seat.clock.judge(window, spent, now)
+        if verdict is Verdict.EXTEND:
+            self.latency.moved += 1
+        elif verdict is Verdict.VOID:
+            raise Starved(
+                f"seat {seat.index} ({seat.spec.name}) was kept from running by this machine: "
+                f"it had {spent.shown()} of a budget of {window.budget_ms:.0f} ms"
+            )
+        return spent if verdict is Verdict.FAULT else None
+
+    def _referee_waits(self, seat: _Seat, answers: int) -> float | None:
+        """The referee's waits for a CPU, credited to a seat that sent it nothing but its
+        ``answers`` since its turn: a seat that sends more (a flood) keeps the referee busy
+        itself, so its waits are not the host's (None: not counted)."""
+        if seat.ledger.sent_messages > answers:
+            return None
+        return self.latency.waited_ms()
+
+    def _late(self, seat: _Seat, ask: Ask, spent: Spent | None) -> None:
         seat.clock.expire()
-        self._carry_out(seat, self.rulings.late(seat.ledger, ask, seat.greeted), ask)
+        self._carry_out(seat, self.rulings.late(seat.ledger, ask, seat.greeted, spent), ask)
 
     def _over_time(self) -> bool:
         """Past the match's wall-clock cap: rule every seat being waited on, once. The others
@@ -308,7 +347,9 @@ class Referee:
         view, options = state.view(seat.index), list(decision.options)
         clock = seat.clock.told()
         msg = messages.turn(seq, decision.kind, decision.prompt, options, view, events, clock)
-        seat.ask = seat.clock.ask(seq, decision, time.monotonic())
+        assert seat.conn is not None
+        reading, waited = seat.conn.reading(), self.latency.waited_ms()
+        seat.ask = seat.clock.ask(seq, decision, time.monotonic(), reading, waited)
         seat.last_seq = seq
         seat.ledger.new_turn()
         self._send(seat, msg)
@@ -340,7 +381,10 @@ class Referee:
         pending = any(conn.channel.pending for _, conn in connected)
         until = min(until, self.clock.ends_at)
         timeout = 0 if pending else max(0, int((until - time.monotonic()) * 1000))  # whole ms
+        asked = time.monotonic()
         ready = dict(self.poller.poll(timeout))
+        if not ready and timeout > 0:
+            self.latency.woke(asked + timeout / 1000, time.monotonic())
         read: list[tuple[float, int, Frame]] = []
         for seat, conn in connected:
             if conn.ready(ready):
@@ -418,9 +462,13 @@ class Referee:
             why = f"action for seq {msg['seq']} is not awaited"
             self._warn(seat, code, why, item.excerpt, seq=msg["seq"])
             return
-        timing = seat.clock.answer(ask, received)
-        if timing is None:  # read after the deadline: never accepted
-            self._late(seat, ask)
+        spent = None
+        if seat.clock.measures(ask, received):
+            assert seat.conn is not None
+            spent = Spent.of(ask, received, seat.conn.reading(), self._referee_waits(seat, 1))
+        timing = seat.clock.answer(ask, received, spent)
+        if timing is None:  # read after the deadline, or its budget used: never accepted
+            self._late(seat, ask, spent)
             return
         seat.ask = None
         if timing.over_ms > 0:  # the excerpt is rendered only for an incident that quotes it
@@ -523,6 +571,7 @@ class Referee:
             duration_ms=round(duration_ms, 3),
             sandbox="+".join(levels) or "none",
             void=void,
+            sched=self.latency.record(duration_ms),
         )
 
     def _seat_result(self, s: _Seat, score: float, rank: int) -> SeatResult:
@@ -570,6 +619,11 @@ class Referee:
             outcome=state.outcome().as_dict(),
             result=result,
         )
+
+
+class Starved(Exception):
+    """This machine kept a seat from running until its deadline's ceiling: the match is void
+    (``load:``), never a bot's fault."""
 
 
 def excerpt_options(options: Sequence[dict[str, Any]], limit: int = 200) -> str:

@@ -69,7 +69,7 @@ class MatchRecord:
     game: dict[str, Any]  # id, version, options
     seed: int
     players: list[dict[str, Any]]  # seat, name, command
-    limits: dict[str, int]
+    limits: dict[str, int | str]  # numbers, and the clock's kind ("wall" or "cpu")
     position: Mapping[str, Any] | None  # the full position it started from, if not a deal
     decisions: list[dict[str, Any]]  # every answer applied, in order
     events: list[dict[str, Any]]  # the omniscient event log

@@ -13,6 +13,7 @@ from typing import Any
 from protocol import codec
 
 OK = "ok"
+CLOCKS = ("wall", "cpu")  # what a seat is charged (arena.match.clock)
 
 
 class VoidKind(StrEnum):
@@ -22,6 +23,7 @@ class VoidKind(StrEnum):
     """
 
     HOST = "host"  # this machine could not start a bot (sandbox, cgroup, uid lease, fork)
+    LOAD = "load"  # this machine kept a seat from running until its deadline's ceiling
     INTERNAL = "internal"  # the referee or the game engine raised
     WORKER = "worker"  # the worker process, outside the referee's guard
     EXECUTOR = "executor"  # the job as a whole (a dead worker, a lost cluster connection)
@@ -34,6 +36,11 @@ def void_kind(reason: str) -> VoidKind:
     """The kind of a void ``reason``; one from an unknown source counts as the worker's."""
     prefix = reason.partition(":")[0]
     return VoidKind(prefix) if prefix in VoidKind.__members__.values() else VoidKind.WORKER
+
+
+def is_load_void(reason: str | None) -> bool:
+    """The void was this machine's load: replayed without blame, the run goes on."""
+    return reason is not None and void_kind(reason) is VoidKind.LOAD
 
 
 def is_host_void(reason: str | None) -> bool:
@@ -51,8 +58,10 @@ class Limits:
     grace_ms: int = 50
     max_message_bytes: int = codec.MAX_MESSAGE_BYTES
     match_ms: int = 7_200_000  # wall-clock cap of the whole match: a backstop, 2 hours
+    clock: str = "wall"  # what a seat is charged: its own wall time, or ("cpu") its CPU time
+    wall_factor: int = 3  # on the CPU clock, the wall-clock ceiling in times a budget
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> dict[str, int | str]:
         return asdict(self)
 
 
@@ -96,6 +105,7 @@ class MatchResult:
     sandbox: str
     replay_path: str | None = None
     void: str | None = None
+    sched: dict[str, Any] = field(default_factory=dict)  # the referee's latency (match/sched.py)
 
     @property
     def ranks(self) -> list[int]:

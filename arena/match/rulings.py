@@ -28,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.match.clock import Ask, Timing
+from arena.match.clock import Ask, Spent, Timing
 from arena.match.faults import FORFEIT, FaultPolicy
 from arena.match.results import OK, Limits
 
@@ -146,13 +146,18 @@ class Rulings:
         note(ledger, code, detail, excerpt, fatal=False, seq=seq)
         return Warn(code, detail)
 
-    def late(self, ledger: Ledger, ask: Ask, joined: bool) -> Forfeit | Substitute | None:
-        """The seat's deadline passed without an answer read in time."""
+    def late(
+        self, ledger: Ledger, ask: Ask, joined: bool, spent: Spent | None = None
+    ) -> Forfeit | Substitute | None:
+        """The seat's deadline passed without an answer read in time; ``spent``: what it had
+        of the machine meanwhile (shown to its author)."""
         if ask.bank_full:
             code, why = "timeout", f"no answer within {self.limits.move_ms} ms + bank"
         else:
             code, why = "bank_exhausted", f"time bank of {self.limits.bank_ms} ms used up"
         detail = f"{why} (decision {ask.decision.kind})"
+        if spent is not None:
+            detail += f"; it had {spent.shown()}"
         return self.fault(ledger, code, detail, joined=joined, ask=ask)
 
     def slow(self, ledger: Ledger, ask: Ask, timing: Timing, bank_ms: float, excerpt: str) -> None:

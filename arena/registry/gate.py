@@ -37,7 +37,7 @@ from pathlib import Path
 from arena.games import available_games, load_game
 from arena.match.bots import BotSpec
 from arena.match.check_bot import check_bot, render, verdict
-from arena.match.results import is_host_void
+from arena.match.results import is_host_void, is_load_void
 from arena.registry.content import MAX_BYTES, MAX_FILES, seal, snapshot, unseal
 from arena.registry.manifest import Manifest, pick
 from arena.registry.store import REPORT_BYTES, UNFINISHED, Registry, Version
@@ -251,6 +251,8 @@ def validate(version: Version, games: int, limits: SandboxLimits) -> tuple[str, 
                 f"{version.ref}: this machine could not start the bots to check it "
                 f"(`arena sandbox probe` says more): {report.runs[-1].void}"
             )
+        if busy := next((r.void for r in report.runs if is_load_void(r.void)), None):
+            raise GateHostError(f"{version.ref}: this machine was too busy to check it: {busy}")
         if not report.clean:
             failed.append(f"{game_id}: {verdict(report)}")
         reports.append("\n".join(render(report)))

@@ -7,6 +7,7 @@ for the levels, the layers and what each one stops.
 
 from typing import Any
 
+from .cgroups import Counters, Reading
 from .limits import SandboxLimits
 from .paths import BotPathError, check_command, runtime_path_problem
 from .probe import (
@@ -37,9 +38,11 @@ __all__ = [
     "UNSANDBOXED",
     "BotPathError",
     "BotProcess",
+    "Counters",
     "HostError",
     "Layer",
     "Probe",
+    "Reading",
     "SandboxError",
     "SandboxLimits",
     "Usage",

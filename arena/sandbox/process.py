@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from . import bwrap, host, paths, seccomp, uids
-from .cgroups import Cgroup
+from .cgroups import Cgroup, Reading
 from .limits import SandboxLimits
 from .probe import HostError, choose, probe
 from .workdirs import match_directory
@@ -188,6 +188,10 @@ class BotProcess:
             return Usage()
         f = self.cgroup.figures()
         return Usage(f.cpu_ms, f.peak_memory_kb, f.oom_killed)
+
+    def reading(self) -> Reading:
+        """Its CPU time and waits for a CPU so far (unmeasured without a cgroup, or killed)."""
+        return self.cgroup.reading() if self.cgroup is not None else Reading()
 
     def log_tail(self, limit: int = LOG_TAIL_BYTES) -> str:
         """At most ``limit`` bytes of the bot's output, without ANSI escapes or control chars:

@@ -114,7 +114,7 @@ class Runner:
         assert cfg is not None  # a following ladder is never short of bots: it waits
         return cfg
 
-    def _progress(self, done: int, total: int | None, _faults: int) -> None:
+    def _progress(self, done: int, total: int | None, _faults: int, _pace: str) -> None:
         """A schedule with no end (a following ladder) shows no progress."""
         self.state.done, self.state.scheduled = done, total or 0
 

@@ -1,7 +1,8 @@
 """A bot that plays randomly, then misbehaves in one chosen way on its Nth turn.
 
 Usage: misbehave.py MODE [--after N]
-MODE: crash (exit code 3), abort (SIGABRT), hang (sleeps forever), garbage (bytes that are not
+MODE: crash (exit code 3), abort (SIGABRT), hang (sleeps forever), spin (burns CPU forever
+without answering), garbage (bytes that are not
 msgpack), bad_field (choice as a string), illegal (an index past the options), illegal_always
 (the same on every turn from the Nth on), stale (answers with an old seq, then correctly),
 slow (sleeps move_ms * 1.5 before every answer, so each answer draws on its bank), silent
@@ -24,6 +25,7 @@ MODES = (
     "crash",
     "abort",
     "hang",
+    "spin",
     "garbage",
     "bad_field",
     "illegal",
@@ -71,6 +73,8 @@ def main() -> None:
                 os.abort()
             if args.mode == "hang":
                 time.sleep(3600)
+            while args.mode == "spin":
+                pass
             if args.mode == "garbage":
                 sock.send(b"\xc1 this is not msgpack")
                 continue

@@ -104,7 +104,7 @@ def test_a_worker_killed_mid_batch_loses_no_match_and_blames_no_bot(
     monkeypatch.setattr(Dispatcher, "batch_size", lambda self: MOST_MATCHES)
     victims: list[int] = []
 
-    def kill_a_worker(done: int, _total: int, _faults: int) -> None:
+    def kill_a_worker(done: int, _total: int, _faults: int, _pace: str) -> None:
         """At the first stored match, SIGKILL the worker that played it: the batch it took
         next (queued beside it) is in flight, and so are the other worker's."""
         if done == 1:

@@ -194,6 +194,21 @@ def test_sandbox_limits_fault_policy_and_transport(tmp_path: Path) -> None:
     assert cfg.policy.crash == "forfeit"
 
 
+def test_the_cpu_clock_with_its_wall_factor_and_a_wrong_clock_named(tmp_path: Path) -> None:
+    path = tmp_path / "x.toml"
+    path.write_text(BASE + '[limits]\nclock = "cpu"\nwall_factor = 5\n')
+    cfg = load_ladder(path)
+    assert (cfg.limits.clock, cfg.limits.wall_factor) == ("cpu", 5)
+    path.write_text(BASE)
+    assert load_ladder(path).limits.clock == "wall"  # the default
+    path.write_text(BASE + '[limits]\nclock = "cpu-time"\n')
+    with pytest.raises(LadderConfigError) as caught:
+        load_ladder(path)
+    assert [p.removeprefix(f"{path}: ") for p in caught.value.problems] == [
+        "limits.clock: expected one of wall, cpu, got 'cpu-time'",
+    ]
+
+
 def test_every_mistake_is_reported_with_the_nearest_key_or_name(tmp_path: Path) -> None:
     text = BASE.replace("seats = 2", 'seats = "2"').replace('name = "r2"', 'name = "r2"\nsize = 1')
     text = 'round = 3\nformat = "gauntlet"\ncandidate = "r11"\n' + text + "[limits]\nmove_s = 5\n"

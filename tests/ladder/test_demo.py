@@ -12,14 +12,13 @@ from .helpers import ROOT, arena, show_json
 MATCHES = 60  # 4 tables x 3 seat rotations x 5 rounds
 
 
-# The whole demo ladder: 1-2 min on 2 idle cores, several on a loaded machine.
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(900)  # 60 real matches: a minute or two on 2 idle cores, many on a busy host
 def test_demo_ranks_greedy_above_every_random_bot(tmp_path: Path) -> None:
     text = (ROOT / "ladders" / "demo.toml").read_text()
     assert 'root = ".."' in text
     path = tmp_path / "demo.toml"
     path.write_text(text.replace('root = ".."', f"root = {json.dumps(str(ROOT))}"))
-    out = arena("ladder", "run", str(path), "--workers", "2")
+    out = arena("ladder", "run", str(path), "--workers", "2", timeout=800)
     assert out.returncode == 0, out.stderr
     # greedy's place is established (it finishes ahead of every random bot in enough of the
     # sets they share: Holm over all 12 ordered pairs, at every look); three copies of one

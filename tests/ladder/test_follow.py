@@ -63,7 +63,7 @@ def _start(ladder: Path) -> subprocess.Popen[bytes]:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
 
 
-@pytest.mark.timeout(300)  # registry bots only: a set's rotations are played one at a time
+@pytest.mark.timeout(900)  # registry bots only: a set's rotations are played one at a time
 def test_new_version_enters_while_it_runs_and_a_killed_runner_loses_nothing(
     tmp_path: Path,
 ) -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig, load_ladder
-from arena.ladder.executor import Dispatcher, Executor, Job, LocalExecutor
+from arena.ladder.executor import Concurrency, Dispatcher, Executor, Job, LocalExecutor
 from arena.ladder.follow import next_set
 from arena.ladder.jobs import MatchJob, Returned
 from arena.ladder.loop import MAX_VOIDS
@@ -208,7 +208,7 @@ def test_a_following_ladder_passes_over_a_match_that_keeps_voiding(tmp_path: Pat
     summary = ladder.run_ladder(
         cfg,
         SyntheticExecutor(void_always={stuck}),
-        progress=lambda d, _total, _faults: done.append(d),
+        progress=lambda d, _total, _faults, _pace: done.append(d),
         stop=lambda: bool(done) and done[-1] >= 12,
     )
     assert summary.scheduled is None and summary.played >= 10
@@ -235,3 +235,62 @@ def test_a_job_crosses_to_a_worker_and_back_as_plain_data(tmp_path: Path) -> Non
     for returned in (Returned(played), Returned(None, "worker: gone", worker_died=True)):
         assert Returned.from_dict(json.loads(json.dumps(returned.as_dict()))) == returned
     assert not Returned(None, "internal: x").host_void and Returned(None, "host: x").host_void
+
+
+class Loaded(SyntheticExecutor):
+    """Synthetic matches whose referees waited for a CPU ``share`` of each match; chosen ones
+    come back void as ``load:`` once."""
+
+    def __init__(self, share: float, load_once: set[str] | None = None) -> None:
+        super().__init__()
+        self.share, self.load_once = share, load_once or set()
+
+    def _result(self, job: MatchJob) -> Returned:
+        if job.match_id in self.load_once:
+            self.load_once.discard(job.match_id)
+            return Returned(None, "load: seat 0 (r1) was kept from running by this machine")
+        result = self._play(job)
+        result["duration_ms"] = 1000.0
+        result["sched"] = {"wait_ms": 1000.0 * self.share}
+        return Returned(result)
+
+
+def test_a_load_void_is_played_again_blamed_on_nobody_and_the_run_goes_on(tmp_path: Path) -> None:
+    cfg = load_ladder(write_ladder(tmp_path, bots=3, rounds=1), check_bots=True)
+    first = ladder.schedule_of(cfg)[0].match_id
+    summary = ladder.run_ladder(cfg, Loaded(0.0, load_once={first}))
+    assert (summary.played, summary.failed, summary.retries) == (summary.scheduled, 0, 1)
+    with sqlite3.connect(cfg.database) as conn:
+        assert conn.execute("SELECT match_id, blame FROM voids").fetchall() == [(first, "load")]
+        sched = conn.execute("SELECT sched FROM matches WHERE id = ?", (first,)).fetchone()[0]
+    assert json.loads(sched) == {"wait_ms": 0.0}  # the referee's latency, stored
+    store = Store.create(cfg.database, cfg.game.id)
+    try:
+        assert first not in store.match_voids()  # never towards MAX_VOIDS
+    finally:
+        store.close()
+
+
+def test_the_dispatcher_keeps_fewer_jobs_in_flight_while_referees_wait_then_more() -> None:
+    busy = Concurrency(4)
+    for _ in range(2 * 4):  # four busy windows of 2 s of matches: down to one job, not below
+        busy.observe(Loaded(0.5)._result(bare_job("a")))
+    assert busy.limit == 1 and busy.shown() == "host busy: 1 of 4 jobs in flight"
+    for _ in range(2 * Concurrency.CALM_WINDOWS):  # calm windows: one more at a time
+        busy.observe(Loaded(0.01)._result(bare_job("d")))
+    assert busy.limit == 2
+    busy.observe(Returned(None, "load: seat 1 (x) was kept from running"))
+    assert busy.limit == 1  # a load void at once
+    for _ in range(6 * Concurrency.CALM_WINDOWS):
+        busy.observe(Loaded(0.0)._result(bare_job("e")))
+    assert busy.limit == 4 and busy.shown() == ""  # back to full speed, up to the slots
+
+
+def test_a_busy_machine_slows_a_real_dispatch_down(tmp_path: Path) -> None:
+    """With the referees waiting half of each match, the dispatcher soon holds one job."""
+    jobs = [Job(bare_job(f"m{i}")) for i in range(40)]
+    dispatcher = Dispatcher(Loaded(0.5), jobs)
+    in_flight = []
+    for _ in dispatcher:
+        in_flight.append(dispatcher.concurrency.limit)
+    assert in_flight[0] == 4 and in_flight[-1] == 1

