@@ -111,15 +111,16 @@ def standings(request: Request) -> Response:
     tag = etag(reads.version(h.competition, h.runner))
     if (same := unchanged(request, tag)) is not None:
         return same
-    found = h.standings.get()
+    found, fresh = h.standings.latest()
     rows = [s.as_dict() | {"place": p} for p, s in zip(found["places"], found["stats"],
                                                          strict=True)]  # fmt: skip
-    return JSONResponse({"stored": found["stored"], "bots": rows}, headers=validated(tag))
+    return JSONResponse({"stored": found["stored"], "bots": rows},
+                        headers=validated(tag) if fresh else None)  # fmt: skip
 
 
 def queue(request: Request) -> Response:
     h = held(request)
-    q = reads.queue(h.queue, h.runner, h.gates.counts())
+    q = reads.queue(h.queue.latest()[0], h.runner, h.gates.counts())
     keys = ("running", "waiting", "done_today", "unpublished", "gates", "status", "problem")
     return JSONResponse({k: q[k] for k in keys} | {"restarts": h.runner.restarts})
 

@@ -77,12 +77,12 @@ def standings(request: Request) -> Response:
     tag = etag(made_from, str(number))
     if (same := unchanged(request, tag)) is not None:
         return same
-    found = h.standings.get()
+    found, fresh = h.standings.latest()
     listing = _listing(h.competition, number, found["stored"], ())
     if listing is None:
         return html("missing.html", code=404, what=f"no page {number} of matches")
-    return html("index.html", competition=h.competition, live=reads.live(made_from),
-                headers=validated(tag), **listing, **found)  # fmt: skip
+    return html("index.html", competition=h.competition, **_live(made_from, tag, fresh),
+                **listing, **found)  # fmt: skip
 
 
 def bot(request: Request) -> Response:
@@ -98,7 +98,7 @@ def bot(request: Request) -> Response:
     tag = etag(made_from, str(number), repr([(v.ref, v.status) for v in versions]))
     if (same := unchanged(request, tag)) is not None:
         return same
-    found = h.standings.get()
+    found, fresh = h.standings.latest()
     row = next((s for s in found["stats"] if s.bot == name), None)
     if row is None:
         return html("missing.html", code=404, what=f"no bot {name} in the standings")
@@ -106,8 +106,17 @@ def bot(request: Request) -> Response:
     if listing is None:
         return html("missing.html", code=404, what=f"no page {number} of {name}'s matches")
     return html("bot.html", competition=h.competition, row=row, versions=versions,
-                history_svg=found["history_svg_of"](name), live=reads.live(made_from),
-                headers=validated(tag), **listing)  # fmt: skip
+                history_svg=found["history_svg_of"](name), **_live(made_from, tag, fresh),
+                **listing)  # fmt: skip
+
+
+def _live(made_from: str, tag: str, fresh: bool) -> dict[str, Any]:
+    """A live page's version and headers: a page made from an entry older than the database
+    (answered while the next one is computed) carries neither version nor ETag, so its next
+    poll fetches it again."""
+    if not fresh:
+        return {"live": reads.live(""), "headers": None}
+    return {"live": reads.live(made_from), "headers": validated(tag)}
 
 
 def _listing(
@@ -128,9 +137,10 @@ def queue(request: Request) -> Response:
     tag = etag(made_from, repr(sorted(counts.items())))
     if (same := unchanged(request, tag)) is not None:
         return same
-    return html("queue.html", competition=h.competition, live=reads.live(made_from),
-                restarts=h.runner.restarts, ended=h.runner.ended, headers=validated(tag),
-                **reads.queue(h.queue, h.runner, counts))  # fmt: skip
+    found, fresh = h.queue.latest()
+    return html("queue.html", competition=h.competition, **_live(made_from, tag, fresh),
+                restarts=h.runner.restarts, ended=h.runner.ended,
+                **reads.queue(found, h.runner, counts))  # fmt: skip
 
 
 def match(request: Request) -> Response:

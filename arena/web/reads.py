@@ -3,7 +3,8 @@
 
 The standings and the queue depend on the ladder's bots and the stored matches only; each is
 held in a :class:`Shared` entry keyed on both (the stored matches' mark is one cheap query),
-computed by one request at a time while the others wait for it and share it. A request that
+computed by one request at a time; the pages answer the others meanwhile with the entry before
+(marked stale, so a live page fetches itself again at its next poll), and a request that
 waited while a newer computation ran takes that one: never a computation per waiter.
 """
 
@@ -61,23 +62,36 @@ class Shared(Generic[T]):
         self.key: tuple[Any, ...] | None = None
         self.read_at = float("-inf")
         self.found: T | None = None
+        self.computing = False
 
     def get(self) -> T:
         """The value as the database holds it now."""
+        return self.latest(wait=True)[0]
+
+    def latest(self, wait: bool = False) -> tuple[T, bool]:
+        """The value, and whether it is as the database holds it now. While another request
+        computes it, the entry before is answered at once (not fresh) unless ``wait``: one
+        slow computation holds up one request, never every visitor."""
         came = time.monotonic()
+        if not wait and self.computing and self.found is not None:
+            return self.found, False
         with self.lock:
             if self.found is not None and self.read_at >= came:
-                return self.found  # computed from a mark read after this request came
+                return self.found, True  # computed from a mark read after this request came
             cfg = ladder(self.competition)
             with reading(self.competition) as store:
                 read_at = time.monotonic()
                 key = (cfg.bot_names if cfg is not None else None, stored_mark(store),
                        self.extra())  # fmt: skip
                 if key != self.key or self.found is None:
-                    self.found = self.compute(cfg, store)
+                    self.computing = True
+                    try:
+                        self.found = self.compute(cfg, store)
+                    finally:
+                        self.computing = False
                     self.key = key
                 self.read_at = read_at
-            return self.found
+            return self.found, True
 
 
 StandingsCache = Shared[dict[str, Any]]
@@ -114,10 +128,24 @@ def _standings(cfg: LadderConfig | None, store: Store | None) -> dict[str, Any]:
         "history": history,
         "history_svg": _plot(history, order) if stored else "",
         # drawn on a bot page's first visit, kept for the next ones (the table's bots only)
-        "history_svg_of": functools.lru_cache(maxsize=max(1, len(bots)))(
-            lambda name: _plot(history, [name]) if stored else ""
+        "history_svg_of": _once(
+            functools.lru_cache(maxsize=max(1, len(bots)))(
+                lambda name: _plot(history, [name]) if stored else ""
+            )
         ),
     }
+
+
+def _once(draw: Callable[[str], str]) -> Callable[[str], str]:
+    """``draw`` (cached) called by one request at a time, so concurrent first visits of a bot
+    page draw its plot once."""
+    lock = threading.Lock()
+
+    def drawn(name: str) -> str:
+        with lock:
+            return draw(name)
+
+    return drawn
 
 
 def _plot(history: list[Any], bots: list[str]) -> str:
@@ -167,10 +195,10 @@ def _upcoming(cfg: LadderConfig | None, store: Store | None) -> dict[str, Any]:
     return {"upcoming": upcoming, "done_today": today[0], "unpublished": today[1]}
 
 
-def queue(held_queue: QueueCache, runner: LadderProcess, counts: dict[str, int]) -> dict[str, Any]:
-    """The ladder's state, its matches running and waiting, those done today (published ones
-    only, with a count of the rest), and the gate queue's ``counts``."""
-    found = held_queue.get()
+def queue(found: dict[str, Any], runner: LadderProcess, counts: dict[str, int]) -> dict[str, Any]:
+    """The ladder's state, its matches running and waiting (of the schedule's next ones,
+    ``found`` by a :class:`QueueCache`), those done today (published ones only, with a count
+    of the rest), and the gate queue's ``counts``."""
     held = runner.running()
     upcoming = found["upcoming"]
     running = [{"id": s.match_id, "bots": list(s.bots)} for s in upcoming if s.match_id in held]
