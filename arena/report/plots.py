@@ -40,8 +40,12 @@ def _svg(fig: Figure) -> str:
     return text[text.index("<svg") :]  # inline: no XML prologue or doctype
 
 
-def rating_history(history: Sequence[HistoryRow], bots: Sequence[str]) -> str:
-    """mu per bot after each of its matches, with a band of two sigmas either side."""
+def rating_history(
+    history: Sequence[HistoryRow], bots: Sequence[str], most: int | None = None
+) -> str:
+    """mu per bot after each of its matches, with a band of two sigmas either side; at most
+    ``most`` points a bot when given (evenly spread, its first and last kept), so the plot of a
+    long history costs what it shows."""
     fig = Figure(figsize=(7.5, 3.6), layout="constrained")
     ax = fig.add_subplot()
     for bot in bots:
@@ -49,6 +53,9 @@ def rating_history(history: Sequence[HistoryRow], bots: Sequence[str]) -> str:
         if not rows:
             continue
         x = list(range(1, len(rows) + 1))
+        if most is not None and len(rows) > most > 1:
+            kept = sorted({round(i * (len(rows) - 1) / (most - 1)) for i in range(most)})
+            x, rows = [x[i] for i in kept], [rows[i] for i in kept]
         mu = [r.mu for r in rows]
         low = [r.mu - 2 * r.sigma for r in rows]
         high = [r.mu + 2 * r.sigma for r in rows]

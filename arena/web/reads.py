@@ -36,6 +36,7 @@ PRIVATE_SEAT_FIELDS = ("log_tail", "incidents", "warnings")
 PUBLIC_PLAYER_FIELDS = ("seat", "name")  # a bot's command (arguments, paths) is not public
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,80}")
 PAGE_SIZE = 50  # matches on one page of a listing
+PLOT_POINTS = 300  # at most, per bot, in a page's rating plot
 
 T = TypeVar("T")
 
@@ -151,7 +152,7 @@ def _once(draw: Callable[[str], str]) -> Callable[[str], str]:
 def _plot(history: list[Any], bots: list[str]) -> str:
     """The rating plot for a page: matplotlib's one ``<style>`` element left out (the site's
     stylesheet has its rule), as the pages' policy allows no inline style element."""
-    return _SVG_STYLE.sub("", plots.rating_history(history, bots))
+    return _SVG_STYLE.sub("", plots.rating_history(history, bots, PLOT_POINTS))
 
 
 _SVG_STYLE = re.compile(r"<style[^>]*>.*?</style>", re.DOTALL)

@@ -22,7 +22,7 @@ from arena.ladder.run import run_ladder
 from arena.ladder.store import Store
 from arena.web.app import GZIP_MIN_BYTES, create_app
 from arena.web.competition import Competition, load_competition
-from arena.web.reads import PAGE_SIZE
+from arena.web.reads import PAGE_SIZE, PLOT_POINTS
 from tests.ladder.helpers import SyntheticExecutor
 from tests.web.competitions import write_competition
 from tests.web.servers import Serve, get, until
@@ -164,6 +164,15 @@ def test_no_page_reads_the_whole_history(tmp_path: Path, steps: Steps) -> None:
     large = _costs(_filled(tmp_path / "large", rounds=400), steps)  # 1200
     for page in PAGES:
         assert large[page] <= 1.5 * small[page] + 20, (page, small[page], large[page])
+
+
+def test_a_rating_plot_shows_at_most_its_points_whatever_the_history(tmp_path: Path) -> None:
+    competition = _filled(tmp_path / "comp", rounds=200)  # 600 matches for each bot
+    with TestClient(create_app(competition, run_ladder=False)) as client:
+        text = client.get("/bots/house-greedy").text
+    plot = text[text.index('id="history-house-greedy"') :]
+    points = plot[: plot.index("</g>")].count("<use")
+    assert 0.9 * PLOT_POINTS <= points <= PLOT_POINTS
 
 
 def test_the_queue_page_says_so_when_the_ladder_process_dies_and_it_is_restarted(
