@@ -45,6 +45,7 @@ pages in ``pages.py``, the API in ``api.py``.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
@@ -107,6 +108,10 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
             # one; a second server of the same competition stops here (the store's lock).
             Store.create(competition.database, str(competition.data["game"])).close()
             held.runner.start()
+            # The standings and the queue computed once before anyone asks: a long history
+            # takes a while, and requests meanwhile wait for this one computation.
+            for shared in (held.standings, held.queue):
+                threading.Thread(target=shared.get, name="arena-warm-up", daemon=True).start()
         held.gates.start()  # after the store's lock: a second server never touches the registry
         yield
         held.gates.stop()

@@ -147,7 +147,11 @@ def match(request: Request) -> Response:
     seat = request.query_params.get("seat", "")
     if seat and not SEAT.fullmatch(seat):
         return html("missing.html", code=400, what="seat: expected a seat number (0, 1, ...)")
-    data = reads.public_replay(held(request).competition, request.path_params["match_id"])
+    competition, match_id = held(request).competition, request.path_params["match_id"]
+    tag = etag("match", match_id, seat)  # a published match never changes
+    if (same := unchanged(request, tag)) is not None and reads.published(competition, match_id):
+        return same
+    data = reads.public_replay(competition, match_id)
     if data is None:
         return html("missing.html", code=404, what="no stored match with this id")
     chosen = int(seat) if seat else None
@@ -158,7 +162,7 @@ def match(request: Request) -> Response:
         text = viewer_page(data, chosen)
     except (ReplayError, ValueError) as exc:
         return html("missing.html", code=404, what=f"this replay cannot be shown: {exc}")
-    return HTMLResponse(text)
+    return HTMLResponse(text, headers=validated(tag))
 
 
 async def no_icon(_request: Request) -> Response:

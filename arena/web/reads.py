@@ -235,6 +235,14 @@ def live(made_from: str) -> dict[str, str]:
     return {"version": made_from, "updated": time.strftime("%H:%M:%S", time.gmtime())}
 
 
+def published(competition: Competition, match_id: str) -> bool:
+    """Whether ``match_id`` is a stored match whose whole set is stored (two indexed reads)."""
+    if not MATCH_ID.fullmatch(match_id):
+        return False
+    with reading(competition) as store:
+        return store is not None and is_published(store, match_id)
+
+
 def public_replay(competition: Competition, match_id: str) -> dict[str, Any] | None:
     """A published match's replay (its whole set stored) with what only its bots' authors
     may read removed, and each bot's command; None for any other id, or a replay not in the

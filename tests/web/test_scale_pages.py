@@ -6,7 +6,9 @@ through the real ladder loop and store with made-up results (``SyntheticExecutor
 from __future__ import annotations
 
 import gzip
+import os
 import re
+import signal
 import sqlite3
 import urllib.request
 from email.message import Message
@@ -23,9 +25,10 @@ from arena.ladder.store import Store
 from arena.web.app import GZIP_MIN_BYTES, create_app
 from arena.web.competition import Competition, load_competition
 from arena.web.reads import PAGE_SIZE, PLOT_POINTS
+from arena.web.runner import STOP_WAIT_S
 from tests.ladder.helpers import SyntheticExecutor
 from tests.web.competitions import write_competition
-from tests.web.servers import Serve, get, until
+from tests.web.servers import Serve, get, get_json, until
 
 LINK = re.compile(r'href="/matches/([A-Za-z0-9_-]+)"')
 
@@ -182,9 +185,12 @@ def test_the_queue_page_says_so_when_the_ladder_process_dies_and_it_is_restarted
     server, url = served(competition.path)
     ladder = until(lambda: _ladder_child(server.pid), what="the ladder's process")
     until(lambda: get(url + "/api/queue")[1].count('"idle"'), what="the ladder to finish")
-    import os
-    import signal
-
+    # A published match never changes: its viewer is answered 304 to a visitor that has it.
+    match = get_json(url + "/api/queue")["done_today"][0]
+    status, headers, _ = _fetch(f"{url}/matches/{match}")
+    assert status == 200
+    again = _fetch(f"{url}/matches/{match}", {"If-None-Match": headers["ETag"]})
+    assert again[0] == 304 and again[2] == b""
     os.kill(ladder, signal.SIGKILL)
     until(lambda: '"restarts":1' in get(url + "/api/queue")[1].replace(" ", ""),
           what="the restart to be seen")  # fmt: skip
@@ -193,6 +199,26 @@ def test_the_queue_page_says_so_when_the_ladder_process_dies_and_it_is_restarted
     restarted = until(lambda: _ladder_child(server.pid), what="a new ladder process")
     assert restarted != ladder
     until(lambda: get(url + "/api/queue")[1].count('"idle"'), what="the new one to be idle")
+
+
+def test_sigterm_stops_the_server_and_its_ladder_process_with_every_stored_match_whole(
+    tmp_path: Path, served: Serve
+) -> None:
+    competition = load_competition(write_competition(tmp_path / "comp", house=3, follow=True))
+    server, url = served(competition.path)
+    ladder = until(lambda: _ladder_child(server.pid), what="the ladder's process")
+    until(lambda: get(url + "/api/queue")[1].count('"playing"'), what="the ladder to play")
+    os.kill(server.pid, signal.SIGTERM)
+    # uvicorn stops gracefully, then raises the signal again: the exit says SIGTERM
+    assert server.wait(STOP_WAIT_S + 60) in (0, -signal.SIGTERM)
+    until(lambda: not Path(f"/proc/{ladder}").exists(), what="the ladder's process to end")
+    store = Store.read(competition.database, "happy_mochi")
+    try:
+        seats = store.conn.execute("SELECT match_id, COUNT(*) FROM results GROUP BY match_id")
+        assert all(n == 3 for _, n in seats), "every stored match whole"
+        assert store.conn.execute("SELECT COUNT(*) FROM voids").fetchone()[0] == 0
+    finally:
+        store.close()
 
 
 def _ladder_child(server: int) -> int | None:
