@@ -14,7 +14,7 @@ read at 100k within 2x of its time at 1k, the report under a minute.
                                     [--results bench/results/scale.json]
 
 Prints a table and saves bench/results/scale.json. (The server's pages are measured by the
-pages part of this script's sibling, ``bench/server_pages.py``.)
+pages part, ``bench/scale_pages.py``.)
 """
 
 from __future__ import annotations

@@ -116,6 +116,7 @@ CREATE TABLE IF NOT EXISTS matches (
     {match_columns}
 );
 CREATE INDEX IF NOT EXISTS matches_set ON matches (set_id);
+CREATE INDEX IF NOT EXISTS matches_finished ON matches (finished_at);
 CREATE TABLE IF NOT EXISTS results (
     match_id TEXT NOT NULL REFERENCES matches (id),
     seat INTEGER NOT NULL,
@@ -253,7 +254,7 @@ class Store:
             store = cls(conn, location, lock)
             conn.schema(SCHEMA, ordered=("matches",))
             with store.transaction():
-                for key, value in (("schema", SCHEMA_VERSION), ("game", game)):
+                for key, value in (("schema", SCHEMA_VERSION), ("game", game), ("changes", "0")):
                     conn.execute(
                         "INSERT INTO meta VALUES (?, ?) ON CONFLICT DO NOTHING", (key, value)
                     )
@@ -460,6 +461,7 @@ class Store:
             )
             if self.stream is not None:
                 self.stream.stored(self, spec.position, spec.match_id)
+            self._changed()
 
     def record_void(
         self, match_id: str, attempt: int, reason: str, seats: Sequence[str], blame: Blame
@@ -516,6 +518,7 @@ class Store:
                 self.conn.execute("DELETE FROM bots WHERE name = ?", (bot,))
             if ids:
                 self.set_meta(RATING_KEY, "")  # the ratings' fold is re-rated from scratch
+            self._changed()
         return len(ids)
 
     # -- reading -------------------------------------------------------------------------------
@@ -550,9 +553,19 @@ class Store:
         return [dict(r) for r in self.conn.execute(query, (bot,))]
 
     def stored_mark(self) -> tuple[Any, ...]:
-        """How many matches are stored and when the last one finished: a match stored or
-        forgotten changes it. One cheap query in standard SQL (the store may be another engine)."""
+        """What changes whenever a match is stored or forgotten: the count of those changes,
+        kept in ``meta`` in the same transaction (one indexed read); for a database written
+        before it was kept, how many matches are stored and when the last one finished."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'changes'").fetchone()
+        if row is not None:
+            return (int(row[0]),)
         return tuple(self.conn.execute("SELECT COUNT(*), MAX(finished_at) FROM matches").fetchone())
+
+    def _changed(self) -> None:
+        """Count a change of the stored matches (inside the transaction that made it)."""
+        self.conn.execute(
+            "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'changes'"
+        )
 
     def replay_path(self, match_id: str) -> Path | None:
         """Where a stored match's replay was written; None for no such match, or no replay."""
@@ -579,6 +592,69 @@ class Store:
         for r in results:
             rows[r["match_id"]]["results"].append(dict(r))
         return rows
+
+    # -- the server's pages: reads bounded by what one page shows ------------------------------
+
+    def published_matches(
+        self, limit: int | None, offset: int = 0, bots: Sequence[str] = ()
+    ) -> list[dict[str, Any]]:
+        """Published matches (``published.py``: their whole set stored), newest first, as
+        ``id`` and ``finished_at``; of ``bots`` only when given. Walks the matches (a bot's
+        results) from the newest back, so a page reads about ``offset + limit`` rows."""
+        if bots:
+            marks = ", ".join("?" * len(bots))
+            order = "m.seq" if self.conn.postgres else "r.rowid"  # results follow their match
+            # one bot: its results in index order; several: a match may seat two of them
+            several = len(bots) > 1
+            group = " GROUP BY m.id, m.finished_at" if several else ""
+            newest = f"MAX({order})" if several else order
+            query = (
+                f"SELECT m.id, m.finished_at FROM results r JOIN matches m ON m.id = r.match_id "
+                f"WHERE r.bot IN ({marks}) AND {_PUBLISHED}{group} ORDER BY {newest} DESC"
+            )
+            args: list[Any] = list(bots)
+        else:
+            query = (
+                f"SELECT m.id, m.finished_at FROM matches m WHERE {_PUBLISHED} "
+                f"ORDER BY m.{self.conn.insertion_order} DESC"
+            )
+            args = []
+        if limit is not None:
+            query += " LIMIT ? OFFSET ?"
+            args += [limit, offset]
+        return [{"id": r["id"], "finished_at": r["finished_at"]}
+                for r in self.conn.execute(query, args)]  # fmt: skip
+
+    def published_since(self, since: float) -> tuple[list[str], int]:
+        """The published matches stored at or after ``since`` (unix seconds), oldest first,
+        and how many others were stored since (their set not complete yet)."""
+        query = (
+            f"SELECT m.id, {_PUBLISHED} AS shown FROM matches m WHERE m.finished_at >= ? "
+            f"ORDER BY m.finished_at"
+        )
+        rows = self.conn.execute(query, (since,)).fetchall()
+        return [r["id"] for r in rows if r["shown"]], sum(1 for r in rows if not r["shown"])
+
+    def ids_starting(self, prefix: str, most: int = 2) -> list[str]:
+        """Up to ``most`` match ids that start with ``prefix`` (ids are ASCII below DEL): a range
+        of the key's index in byte order, not a scan."""
+        key = 'id COLLATE "C"' if self.conn.postgres else "id"
+        query = f"SELECT id FROM matches WHERE {key} >= ? AND {key} < ? ORDER BY {key} LIMIT ?"
+        rows = self.conn.execute(query, (prefix, prefix + "\x7f", most))
+        return [r[0] for r in rows if r[0].startswith(prefix)]
+
+    def seats_of(self, match_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+        """The seats of the matches ``match_ids`` (every column), in seat order, by match."""
+        found: dict[str, list[dict[str, Any]]] = {i: [] for i in match_ids}
+        for start in range(0, len(match_ids), 500):  # bounded statements for either engine
+            chunk = list(match_ids[start : start + 500])
+            query = (
+                f"SELECT * FROM results WHERE match_id IN ({', '.join('?' * len(chunk))}) "
+                "ORDER BY match_id, seat"
+            )
+            for r in self.conn.execute(query, chunk):
+                found[r["match_id"]].append(dict(r))
+        return found
 
     # -- derived ratings (kept by rated.py) ----------------------------------------------------
 
@@ -668,6 +744,14 @@ def _records(
                 )
             )
     return sorted(records, key=lambda m: m.position)
+
+
+# A match is published once its set has as many rotations stored as it has seats (one result
+# row per seat): ``arena/ladder/published.py``'s predicate, in SQL over two indexed counts.
+_PUBLISHED = (
+    "(SELECT COUNT(*) FROM matches s WHERE s.set_id = m.set_id) >= "
+    "(SELECT COUNT(*) FROM results c WHERE c.match_id = m.id)"
+)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

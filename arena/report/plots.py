@@ -51,9 +51,12 @@ def sampled(count: int, points: int = HISTORY_POINTS) -> list[int]:
     return sorted({round(i * (count - 1) / (points - 1)) for i in range(points)})
 
 
-def rating_history(history: Sequence[HistoryRow], bots: Sequence[str]) -> str:
+def rating_history(
+    history: Sequence[HistoryRow], bots: Sequence[str], most: int = HISTORY_POINTS
+) -> str:
     """mu per bot after each of its matches, with a band of two sigmas either side; at most
-    ``HISTORY_POINTS`` points per bot (evenly spread over its matches, the last included)."""
+    ``most`` points per bot (evenly spread over its matches, the first and last included), so
+    the plot of a long history costs what it shows."""
     fig = Figure(figsize=(7.5, 3.6), layout="constrained")
     ax = fig.add_subplot()
     by_bot: dict[str, list[HistoryRow]] = {}
@@ -63,7 +66,7 @@ def rating_history(history: Sequence[HistoryRow], bots: Sequence[str]) -> str:
         every = by_bot.get(bot, [])
         if not every:
             continue
-        picked = sampled(len(every))
+        picked = sampled(len(every), most)
         rows = [every[i] for i in picked]
         x = [i + 1 for i in picked]
         mu = [r.mu for r in rows]

@@ -1,4 +1,5 @@
-"""The ladder behind the server: a thread that plays whatever the current bots have not played.
+"""The ladder behind the server: a thread of the ladder's own process (``ladder.py``) that plays
+whatever the current bots have not played.
 
 Each pass builds the ladder from the competition file and the registry's active versions (a
 new version replaces its bot's previous one in the ladder) and runs it with ``run_ladder`` on
@@ -7,7 +8,8 @@ holds an exclusive lock, so a killed server loses only the matches in flight, an
 one plays them again once (never a second copy of a stored match). Stopping it (the server
 shutting down) hands out no more matches: those in flight finish and are stored, and a restart
 plays the rest. When nothing is left to play it waits for the next version. Local workers die
-with the server (``PR_SET_PDEATHSIG``), taking their bots along.
+with the ladder's process (``PR_SET_PDEATHSIG``), taking their bots along, and it with the
+server.
 
 A competition with a ``[follow]`` table is a following ladder: ``run_ladder`` plays it for
 ever, one duplicate set at a time, reading the competition again before each set (new versions

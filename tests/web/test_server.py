@@ -210,18 +210,25 @@ def test_matches_play_on_a_dask_cluster_when_the_competition_names_one(tmp_path:
 
 
 def _workers(server: int) -> list[int]:
-    """The live worker processes of the server whose pid is ``server`` (its children)."""
-    found = []
+    """The live worker processes of the server whose pid is ``server`` (its ladder process's
+    children: the ladder runs in a process of its own)."""
+    parents: dict[int, int] = {}
+    commands: dict[int, bytes] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rpartition(")")[2].split()
+            commands[int(stat.parent.name)] = (stat.parent / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(fields[1]) == server and fields[0] not in "ZX":
-            cmdline = (stat.parent / "cmdline").read_bytes()
-            if b"spawn_main" in cmdline and b"resource_tracker" not in cmdline:
-                found.append(int(stat.parent.name))
-    return found
+        if fields[0] not in "ZX":
+            parents[int(stat.parent.name)] = int(fields[1])
+    return [
+        pid
+        for pid, parent in parents.items()
+        if parents.get(parent) == server
+        and b"spawn_main" in commands[pid]
+        and b"resource_tracker" not in commands[pid]
+    ]
 
 
 def test_sigkill_of_the_server_then_of_a_worker_loses_and_doubles_no_match(
