@@ -55,27 +55,17 @@ def fingerprint(key: bytes) -> str:
     return hmac.new(key, b"arena deal key fingerprint", hashlib.sha256).hexdigest()[:32]
 
 
-def _recorded(store: Store) -> str | None:
-    row = store.conn.execute("SELECT value FROM meta WHERE key = ?", (META,)).fetchone()
-    return None if row is None else str(row[0])
-
-
-def _record(store: Store, value: str) -> None:
-    with store.transaction():
-        store.conn.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT DO NOTHING", (META, value))
-
-
 def _in_meta(store: Store) -> bytes:
-    if _recorded(store) is None:
-        _record(store, secrets.token_hex(KEY_BYTES))
-    value = _recorded(store) or ""
+    if store.meta(META) is None:
+        store.add_meta(META, secrets.token_hex(KEY_BYTES))
+    value = store.meta(META) or ""
     if not _HEX.fullmatch(value.encode()):
         raise StoreError(f"{describe(store.location)}: meta {META!r} is not a deal key")
     return bytes.fromhex(value)
 
 
 def _in_file(store: Store, path: Path) -> bytes:
-    recorded = _recorded(store)
+    recorded = store.meta(META)
     if not os.path.lexists(path):
         if recorded is not None:
             raise StoreError(
@@ -87,7 +77,7 @@ def _in_file(store: Store, path: Path) -> bytes:
         _create(path)
     key = _read(path)
     if recorded is None:
-        _record(store, fingerprint(key))
+        store.add_meta(META, fingerprint(key))
     elif not hmac.compare_digest(recorded, fingerprint(key)):
         raise StoreError(
             f"{path}: not the deal key {store.location} was played with (another ladder's?); "

@@ -635,6 +635,16 @@ class Store:
         rows = self.conn.execute(query, (since,)).fetchall()
         return [r["id"] for r in rows if r["shown"]], sum(1 for r in rows if not r["shown"])
 
+    def published_ids(self) -> set[str]:
+        """The ids of the stored matches whose duplicate set is complete (``published.py``)."""
+        return {r[0] for r in self.conn.execute(f"SELECT m.id FROM matches m WHERE {_PUBLISHED}")}
+
+    def is_published(self, match_id: str) -> bool:
+        """Whether ``match_id`` is stored and its set complete: two indexed reads."""
+        query = f"SELECT {_PUBLISHED} FROM matches m WHERE m.id = ?"
+        row = self.conn.execute(query, (match_id,)).fetchone()
+        return row is not None and bool(row[0])
+
     def ids_starting(self, prefix: str, most: int = 2) -> list[str]:
         """Up to ``most`` match ids that start with ``prefix`` (ids are ASCII below DEL): a range
         of the key's index in byte order, not a scan."""
@@ -667,6 +677,13 @@ class Store:
             "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+    def add_meta(self, key: str, value: str) -> None:
+        """Record ``key`` unless it is already there (the first writer's value stays)."""
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO NOTHING", (key, value)
+            )
 
     def rating_pairs(self) -> dict[str, Pair]:
         """The stored ratings as ``(mu, sigma)``, by bot (the bots rated so far)."""
