@@ -115,7 +115,7 @@ def test_a_following_ladder_keeps_its_ratings_in_storage_order(tmp_path: Path) -
     ladder.run_ladder(
         follow,
         SyntheticExecutor(),
-        progress=lambda d, _total, _faults: done.append(d),
+        progress=lambda d, _total, _faults, _pace: done.append(d),
         stop=lambda: bool(done) and done[-1] >= 10,
     )
     kept, rows, batch = _kept(follow)
