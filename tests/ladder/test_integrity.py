@@ -215,7 +215,7 @@ def test_a_full_disk_is_one_error_line_and_the_data_is_safe(tmp_path: Path) -> N
     out_dir.mkdir()
     path = write_ladder(small, bots=3, rounds=20)
     out = _in_private_mounts(
-        f"cp {path} {tmp_path}; mount -t tmpfs -o size=256k tmpfs {small}; cp {tmp_path}/tiny.toml"
+        f"cp {path} {tmp_path}; mount -t tmpfs -o size=512k tmpfs {small}; cp {tmp_path}/tiny.toml"
         f" {small}; {ARENA} ladder run {path} --quiet --workers 2 || echo exit=$?; "
         f"cp {small}/tiny.db* {out_dir}"
     )
