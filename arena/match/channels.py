@@ -35,6 +35,7 @@ import json
 import os
 import select
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -366,7 +367,7 @@ def _monitor(ctx: zmq.Context, socket: zmq.Socket) -> zmq.Socket:
     return monitor
 
 
-class StreamChannel:
+class StreamChannel(ABC):
     """A bot's stdin and stdout pipes (non-blocking fds from the sandbox), carrying one message
     after another; how a message is framed is the subclass's (:class:`StdioChannel`,
     :class:`PipeChannel`).
@@ -503,23 +504,25 @@ class StreamChannel:
 
     unfinished = "output ends in the middle of a message"
 
+    @abstractmethod
     def _whole(self) -> bool:
         """A whole message waits in the inbox."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _split(self) -> Frame | None:
         """The next whole message, taken out of the inbox; None when there is none yet."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _broken(self) -> ProtocolError | None:
         """Why the inbox can never make a valid message, whatever comes next."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _encode(self, msg: dict[str, Any]) -> bytes:
-        raise NotImplementedError
+        """A message as this framing writes it."""
 
+    @abstractmethod
     def check(self, frame: Frame) -> Inbound:
-        raise NotImplementedError
+        """A frame decoded and checked as this framing's messages must be."""
 
 
 class StdioChannel(StreamChannel):

@@ -20,7 +20,8 @@ PREFIX = "arena-"
 _OWNED = re.compile(rf"^{PREFIX}(\d+)-")
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` still exists (whoever owns it)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -36,7 +37,7 @@ def sweep(folder: Path | None = None) -> list[Path]:
     removed = []
     for path in base.glob(f"{PREFIX}*"):
         owner = _OWNED.match(path.name)
-        if owner and path.is_dir() and not _alive(int(owner.group(1))):
+        if owner and path.is_dir() and not pid_alive(int(owner.group(1))):
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed

@@ -40,6 +40,7 @@ from pathlib import Path
 from arena.registry.content import seal, unseal
 from arena.registry.gate import GateHostError, build_step, validate_step
 from arena.registry.store import Registry, RegistryError
+from arena.sandbox.workdirs import pid_alive
 from arena.web.events import note
 
 # Each step and the statuses its version is in until the step has spoken.
@@ -254,7 +255,7 @@ def recover(registry: Registry) -> list[str]:
             remove(staging)
     for folder in (registry.root / UPLOADS).glob("*"):
         pid = folder.name.partition("-")[0]
-        if not pid.isdigit() or not _alive(int(pid)):
+        if not pid.isdigit() or not pid_alive(int(pid)):
             remove(folder)
     return moved
 
@@ -271,16 +272,6 @@ def remove(folder: Path) -> None:
     with contextlib.suppress(FileNotFoundError):
         unseal(folder)
         shutil.rmtree(folder)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def main(argv: list[str]) -> int:
