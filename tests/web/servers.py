@@ -125,7 +125,8 @@ def _answers(url: str) -> bool:
         return False
 
 
-def _group_alive(group: int) -> bool:
+def group_alive(group: int) -> bool:
+    """Whether any process of process group ``group`` is left."""
     try:
         os.killpg(group, 0)
     except ProcessLookupError:
@@ -160,7 +161,7 @@ def serving(logs: Path) -> Iterator[Serve]:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
         try:
-            until(lambda proc=proc: not _group_alive(proc.pid), 30, "its workers to exit")
+            until(lambda proc=proc: not group_alive(proc.pid), 30, "its workers to exit")
         finally:
-            if _group_alive(proc.pid):
+            if group_alive(proc.pid):
                 os.killpg(proc.pid, signal.SIGKILL)

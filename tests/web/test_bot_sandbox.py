@@ -15,22 +15,12 @@ from typing import Any
 
 import pytest
 
-from arena.web.accounts import Accounts
 from arena.web.client import upload
-from arena.web.competition import load_competition
-from tests.web.competitions import ROOT, member, tar_gz, write_competition
+from tests.web.competitions import ROOT, author_token, member, tar_gz, write_competition
 from tests.web.servers import Serve, gate_outcome, get_json, until
 
 SECRET = "ORGANISER-SECRET-7f3a"
 SPY = b'#!/bin/sh\ncat "$1" >&2\nexec python3 -c "import sys; sys.exit(1)"\n'
-
-
-def _token(path: Path, name: str) -> str:
-    accounts = Accounts(load_competition(path).server.accounts)
-    try:
-        return accounts.add_author(name)
-    finally:
-        accounts.close()
 
 
 def _post(url: str, token: str, body: bytes) -> tuple[int, dict[str, Any]]:
@@ -58,7 +48,7 @@ def test_hostile_runs_reach_no_other_author_and_no_competition_file(
 ) -> None:
     path = write_competition(tmp_path / "comp", house=2, follow=True)
     (path.parent / "notes.txt").write_text(SECRET)
-    mallory = _token(path, "mallory")
+    mallory = author_token(path, "mallory")
     _, url = served(path)
     alice = tar_gz(
         [member("arena-bot.toml"), member("alice.py")],
@@ -69,7 +59,7 @@ def test_hostile_runs_reach_no_other_author_and_no_competition_file(
             + f"# {SECRET}-alice\n".encode(),
         },
     )
-    alice_token = _token(path, "alice")
+    alice_token = author_token(path, "alice")
     status, answer = _post(url, alice_token, alice)
     assert status == 201, answer
     assert gate_outcome(url, alice_token, answer["version"])["status"] == "active"
@@ -106,7 +96,7 @@ def test_a_java_bot_builds_in_the_sandbox_passes_the_gate_and_plays(
     tmp_path: Path, served: Serve
 ) -> None:
     path = write_competition(tmp_path / "comp", house=2, follow=True)
-    token = _token(path, "jane")
+    token = author_token(path, "jane")
     _, url = served(path)
     folder = tmp_path / "java"
     shutil.copytree(ROOT / "sample_bots/java", folder, ignore=shutil.ignore_patterns("build"))

@@ -19,24 +19,15 @@ import pytest
 
 from arena import sandbox
 from arena.registry.store import Registry
-from arena.web.accounts import Accounts
 from arena.web.competition import load_competition
 from arena.web.gates import UPLOADS
 from tests.broken_hosts import run_cli, taken_uids
 from tests.registry.helpers import arena, bot_folder
-from tests.web.competitions import write_competition
-from tests.web.servers import Serve, until
+from tests.web.competitions import author_token, write_competition
+from tests.web.servers import Serve, group_alive, until
 
 # The first build sleeps (and is killed); a build run again finds its mark and finishes.
 ONCE = "if [ -e started ]; then echo built again; else touch started; sleep 600; fi"
-
-
-def _token(path: Path, author: str) -> str:
-    accounts = Accounts(load_competition(path).server.accounts)
-    try:
-        return accounts.add_author(author)
-    finally:
-        accounts.close()
 
 
 def _status(registry: Path, ref: str) -> tuple[str, str]:
@@ -45,19 +36,11 @@ def _status(registry: Path, ref: str) -> tuple[str, str]:
     return version.status, version.reason
 
 
-def _group_gone(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
 def test_sigkill_during_a_build_leaves_the_version_waiting_and_sealed_after_restart(
     tmp_path: Path, served: Serve
 ) -> None:
     path = write_competition(tmp_path / "comp", house=2)
-    token = _token(path, "alice")
+    token = author_token(path, "alice")
     registry = load_competition(path).registry
     proc, url = served(path, "--no-ladder")
     sent = arena("bot", "submit", str(bot_folder(tmp_path / "alice", "alice", build=ONCE)),
@@ -78,7 +61,7 @@ def test_sigkill_during_a_build_leaves_the_version_waiting_and_sealed_after_rest
 
     os.killpg(proc.pid, signal.SIGKILL)  # the server and its gate process, at once
     proc.wait()
-    until(lambda: _group_gone(proc.pid), what="the server's processes to die")
+    until(lambda: not group_alive(proc.pid), what="the server's processes to die")
     assert _status(registry, "alice@1")[0] == "building"
     if os.geteuid() == 0 and sandbox.probe().has("uid"):  # the build ran as a bot uid
         assert folder.stat().st_uid != os.getuid()
@@ -107,7 +90,7 @@ def test_a_host_that_cannot_run_builds_blames_no_bot_and_the_version_is_checked_
     if not sandbox.probe().has("uid"):
         pytest.skip("no bot uids here")
     path = write_competition(tmp_path / "comp", house=2)
-    token = _token(path, "alice")
+    token = author_token(path, "alice")
     registry = load_competition(path).registry
     folder = bot_folder(tmp_path / "alice", "alice", build="echo building")
     with taken_uids(tmp_path) as env:  # every bot uid taken: no build can start
@@ -123,7 +106,7 @@ def test_a_host_that_cannot_run_builds_blames_no_bot_and_the_version_is_checked_
         assert "alice@1: unchanged" in sent.stdout and "alice@1: queued" in sent.stdout
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        until(lambda: _group_gone(proc.pid), what="the server's processes to die")
+        until(lambda: not group_alive(proc.pid), what="the server's processes to die")
         # The organiser's own command on the registry, host still broken: waiting again.
         local = run_cli(Path(sys.executable), "bot", "recheck", "alice@1", "--registry",
                         str(registry), env=env)  # fmt: skip
