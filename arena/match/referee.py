@@ -191,8 +191,10 @@ class Referee:
                         seat.conn.close()
                 if self.pool is None:
                     ctx.term()
+            try:  # the result reads the referee's waits one last time: closed after it
+                result = self._result(state, void, (time.monotonic() - started) * 1000)
+            finally:
                 self.latency.close()
-            result = self._result(state, void, (time.monotonic() - started) * 1000)
         if replay_path is not None and void is None:
             replay.write(replay_path, replay.build(self._record(state, result)))
             result.replay_path = str(replay_path)
