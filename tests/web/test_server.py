@@ -209,9 +209,11 @@ def test_matches_play_on_a_dask_cluster_when_the_competition_names_one(tmp_path:
     assert "127.0.0.1" in queue["problem"]
 
 
-def _workers(server: int) -> list[int]:
+def _workers(server: int, playing: bool = False) -> list[int]:
     """The live worker processes of the server whose pid is ``server`` (its ladder process's
-    children: the ladder runs in a process of its own)."""
+    children: the ladder runs in a process of its own); with ``playing``, only those that have
+    bot processes of their own, so hold a match (fresh bots: a worker between matches has none).
+    """
     parents: dict[int, int] = {}
     commands: dict[int, bytes] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -228,6 +230,7 @@ def _workers(server: int) -> list[int]:
         if parents.get(parent) == server
         and b"spawn_main" in commands[pid]
         and b"resource_tracker" not in commands[pid]
+        and (not playing or pid in parents.values())
     ]
 
 
@@ -258,7 +261,7 @@ def test_sigkill_of_the_server_then_of_a_worker_loses_and_doubles_no_match(
     assert 1 <= len(before) < 6, "killed while matches were still to play"
     proc, url = served(killed)
     # The restarted server loses a worker while it plays: it goes on with a fresh one.
-    worker = until(lambda: _workers(proc.pid), what="the restarted server's workers")[0]
+    worker = until(lambda: _workers(proc.pid, playing=True), what="a worker playing a match")[0]
     os.kill(worker, signal.SIGKILL)
     until(lambda: get_json(url + "/api/queue")["status"] == "idle", what="the restarted ladder")
     assert proc.poll() is None, "the server survives its worker's death"
