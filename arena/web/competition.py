@@ -37,6 +37,7 @@ SERVER_KEYS = (
     "workers",
     "check_games",
     "poll_s",
+    "page_poll_s",
     "cluster",
     "builders",
     "gates_per_author",
@@ -59,6 +60,7 @@ class ServerSettings:
     workers: int = 2  # local match workers of the background ladder
     check_games: int = CHECK_GAMES  # check-bot matches per game in the validation gate
     poll_s: int = 5  # how often the runner looks for new versions when idle
+    page_poll_s: int = 5  # how often an open page asks whether what it shows changed
     cluster: str | None = None  # a Dask scheduler's address: matches play there, not locally
     builders: int = 1  # builds at a time in the gate queue (validations: one at a time)
     gates_per_author: int = 2  # an author's versions queued or in the gate at once
@@ -174,6 +176,7 @@ def _server(table: TableReader, base: Path, stem: str, database: Location) -> Se
         workers=table.integer("workers", d.workers, 1),
         check_games=table.integer("check_games", d.check_games, 1),
         poll_s=table.integer("poll_s", d.poll_s, 1),
+        page_poll_s=table.integer("page_poll_s", d.page_poll_s, 1),
         cluster=table.get("cluster", "a string"),
         builders=table.integer("builders", d.builders, 1),
         gates_per_author=table.integer("gates_per_author", d.gates_per_author, 1),

@@ -31,7 +31,7 @@ def write_competition(
     """
     folder.mkdir(parents=True, exist_ok=True)
     settings = {"upload_mb": 1, "expanded_mb": 1, "max_files": 50, "uploads_per_hour": 20,
-                "workers": 2, "check_games": 1, "poll_s": 1} | server  # fmt: skip
+                "workers": 2, "check_games": 1, "poll_s": 1, "page_poll_s": 1} | server  # fmt: skip
     lines = [
         'name = "test-open"',
         'game = "happy_mochi"',

@@ -1,11 +1,13 @@
-// The page keeps itself up to date while open: every POLL_MS it asks /api/changes for the
+// The page keeps itself up to date while open: every POLL_MS (its <main>'s data-poll-ms, the
+// competition's page_poll_s) it asks /api/changes for the
 // version of what it shows and, when that differs from its <main>'s, fetches itself again and
 // swaps in the new <main> (the server's own escaped HTML, parsed, never executed). A swap
 // rather than a reload: no flash, the scroll and the rest of the page stay. Nothing is asked
 // while the tab is hidden; shown again, it asks at once. A failed poll (the server restarting)
 // is retried quietly, each wait twice the last up to MAX_MS.
 (() => {
-  const POLL_MS = 5000, MAX_MS = 60000;
+  const POLL_MS = Number(document.querySelector("main").dataset.pollMs) || 5000;
+  const MAX_MS = 60000;
   let wait = POLL_MS, timer = 0, busy = false;
 
   function schedule(ms) {
