@@ -78,8 +78,8 @@ def rating_history(
         band.set_gid(f"band-{slug(bot)}")
     ax.set_xlabel("the bot's matches, in schedule order")
     ax.set_ylabel("TrueSkill mu (band: mu ± 2 sigma)")
-    if bots:
-        ax.legend(loc="upper left", fontsize=8, ncols=min(4, len(bots)), frameon=False)
+    if ax.lines:  # a bot with no stored match yet has no line to name
+        ax.legend(loc="upper left", fontsize=8, ncols=min(4, len(ax.lines)), frameon=False)
     return _svg(fig)
 
 
