@@ -117,7 +117,7 @@ def build_schedule(
         again: Counter[Table] = Counter()
         for table in sorted(group):
             # a design may hold a table twice in a round: the second is a set of its own
-            parts = ("set", seed, fingerprint, "\x1e".join(table), rnd)
+            parts: tuple[object, ...] = ("set", seed, fingerprint, "\x1e".join(table), rnd)
             parts += (again[table],) if again[table] else ()
             again[table] += 1
             specs += duplicate_set(digest(*parts)[:16], table, rnd, len(specs))
