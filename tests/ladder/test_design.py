@@ -8,6 +8,7 @@ import json
 import math
 import subprocess
 import sys
+import tomllib
 from collections import Counter
 from itertools import combinations, islice
 from pathlib import Path
@@ -137,3 +138,15 @@ def test_a_full_round_too_large_is_refused_naming_max_tables(tmp_path: Path) -> 
     assert load_ladder(chosen, check_bots=False).max_tables == 260
     small = big_ladder(tmp_path / "small", 20, 4)  # 4,845: the default design of 200
     assert load_ladder(small, check_bots=False).max_tables == 200
+
+
+def test_a_competition_whose_uploads_outgrow_a_full_round_plays_the_default_design(
+    tmp_path: Path,
+) -> None:
+    """A competition's ladder (its tables handed over, bots added by uploads) is never refused
+    for its size: an upload must not stop the server's ladder."""
+    path = big_ladder(tmp_path, 40, 4)
+    data = tomllib.loads(path.read_text())
+    assert load_ladder(path, False, data).max_tables == 200
+    follow = big_ladder(tmp_path / "follow", 40, 4, "[follow]")
+    assert load_ladder(follow, check_bots=False).follow is not None
