@@ -5,7 +5,8 @@ A ladder whose round has more than ``max_tables`` tables plays a balanced incomp
 5,000 tables, this measures:
 
 * draw: the design alone (``design``), and the whole schedule built from it
-  (``build_schedule``: the tables, then each one's duplicate set with its ids and deal);
+  (``build_schedule``: the tables, then each one's duplicate set with its ids and deal), its
+  design drawn anew each time (a process keeps the last designs it drew, ``first_tables``);
 * floor: the part of the schedule every table needs whatever chose it, measured in the same
   run: its duplicate set (``duplicate_set``: the sha256 identities of the set, its deal and its
   matches). The ratio design / floor says what choosing the tables adds to what naming them
@@ -41,7 +42,7 @@ from tabulate import tabulate
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.ladder.design import design  # noqa: E402
+from arena.ladder.design import design, first_tables  # noqa: E402
 from arena.ladder.schedule import build_schedule, digest, duplicate_set  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "designs.json"
@@ -59,13 +60,19 @@ def best(run: Callable[[], object], repeat: int) -> float:
     return min(times)
 
 
+def fresh_schedule(names: list[str], seats: int, length: int) -> object:
+    """One round of ``length`` tables, its design drawn anew (not from the kept ones)."""
+    first_tables.cache_clear()
+    return build_schedule(names, seats, 1, 0, "f", None, length)
+
+
 def measure(bots: int, seats: int, length: int, repeat: int) -> dict[str, object]:
     names = [f"bot{i:03}" for i in range(bots)]
     tables = list(islice(design(names, seats, "bench"), length))
     draw = best(lambda: list(islice(design(names, seats, "bench"), length)), repeat)
     floor = best(lambda: [duplicate_set(digest(i), t, 0, 0) for i, t in enumerate(tables)],
                  repeat)  # fmt: skip
-    whole = best(lambda: build_schedule(names, seats, 1, 0, "f", None, length), repeat)
+    whole = best(lambda: fresh_schedule(names, seats, length), repeat)
     played = Counter(b for t in tables for b in t)
     met = Counter(p for t in tables for p in combinations(t, 2))
     meetings = [met[p] for p in combinations(names, 2)]

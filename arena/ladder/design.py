@@ -9,19 +9,29 @@ perfectly even design (a BIBD) exists only for some sizes, and finding one is no
 
 Everything is a function of the sorted names and a salt: the draw comes from
 ``random.Random`` seeded with an integer (reproducible across processes and Python versions),
-and numpy only adds and compares integer counts. A table costs O(bots x seats) numpy work, so a
-design costs time proportional to its length, never to the number of combinations.
+and numpy only adds and compares integer counts. A table costs one pass of numpy over the
+bots' pair counts (O(bots^2) at most, for its opening pair), so a design costs time
+proportional to its length, never to the number of combinations.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 from collections.abc import Iterator, Sequence
+from itertools import islice
 
 import numpy as np
 
 Table = tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=8)
+def first_tables(field: tuple[str, ...], size: int, count: int, salt: str) -> tuple[Table, ...]:
+    """The design's first ``count`` tables, kept: every read of a ladder (its table, a page of
+    the server) builds its schedule again, and a long design is the costly part of that."""
+    return tuple(islice(design(field, size, salt), count))
 
 
 def design(pool: Sequence[str], size: int, salt: str) -> Iterator[Table]:

@@ -27,9 +27,9 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations, islice
+from itertools import combinations
 
-from arena.ladder.design import Table, design
+from arena.ladder.design import Table, first_tables
 
 
 @dataclass(frozen=True)
@@ -93,8 +93,8 @@ def rounds_of_tables(
     if not drawn(len(names), seats, candidate is not None, limit):
         groups = [list(combinations(field, size))] * rounds
     else:
-        stream = design(field, size, salt)
-        groups = [list(islice(stream, limit)) for _ in range(rounds)]
+        tables = first_tables(tuple(field), size, rounds * limit, salt)
+        groups = [list(tables[r * limit : (r + 1) * limit]) for r in range(rounds)]
     if candidate is None:
         return groups
     return [[tuple(sorted((candidate, *g))) for g in tables] for tables in groups]
