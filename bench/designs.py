@@ -13,8 +13,9 @@ A ladder whose round has more than ``max_tables`` tables plays a balanced incomp
   costs; draws of 1,000 and 4,000 tables at 128 bots show the cost grows with the design's
   length, not with the C(bots, seats) combinations (10.7 million at 4 seats), which nothing
   enumerates;
-* balance: the spread of tables per bot (max - min) and of meetings per pair (min, max and
-  the mean a perfectly even design would give).
+* balance: the spread of tables per bot (max - min) and of meetings per pair (min, max, the
+  mean, and the share of pairs that meet as often as an even design would have them: the
+  mean rounded down or up).
 
 Times are the best of ``--repeat`` runs (CPU time of this process: the machine is shared).
 
@@ -76,6 +77,8 @@ def measure(bots: int, seats: int, length: int, repeat: int) -> dict[str, object
     played = Counter(b for t in tables for b in t)
     met = Counter(p for t in tables for p in combinations(t, 2))
     meetings = [met[p] for p in combinations(names, 2)]
+    mean = length * math.comb(seats, 2) / math.comb(bots, 2)
+    even = sum(math.floor(mean) <= m <= math.ceil(mean) for m in meetings)
     return {
         "bots": bots,
         "seats": seats,
@@ -88,7 +91,8 @@ def measure(bots: int, seats: int, length: int, repeat: int) -> dict[str, object
         "bot_spread": max(played.values()) - min(played.values()),
         "pair_min": min(meetings),
         "pair_max": max(meetings),
-        "pair_mean": round(length * math.comb(seats, 2) / math.comb(bots, 2), 2),
+        "pair_mean": round(mean, 2),
+        "pairs_even_pct": round(100 * even / len(meetings), 1),
     }
 
 
