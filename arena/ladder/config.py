@@ -31,6 +31,7 @@ from arena.games.base import Game, OptionError
 from arena.ladder.database import Location, locate
 from arena.ladder.matchmaking import STARTS, FollowSettings
 from arena.ladder.ratings import RatingSettings
+from arena.ladder.schedule import FULL_ROUND_LIMIT, combinations_per_round, tables_to_meet
 from arena.match.bots import TRANSPORTS, BotCommandError, BotSpec, default_name
 from arena.match.faults import FaultPolicy
 from arena.match.results import CLOCKS, Limits
@@ -224,8 +225,10 @@ def load_ladder(
 ) -> LadderConfig:
     """Read and check a ladder file; ``check_bots`` also checks every bot command can run.
     ``data``: the file's tables already read (a competition file builds them), checked as if
-    they were ``path``'s."""
+    they were ``path``'s, except that a field too large for a full round is not refused: a
+    competition's grows with every upload, so it plays the default design rather than stop."""
     label = str(path)
+    grows = data is not None
     try:
         if data is None:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -275,7 +278,8 @@ def load_ladder(
         "rounds": top.attempt(lambda: top.integer("rounds", 1, 1), 1),
         "seed": top.attempt(lambda: top.integer("seed", 0, 0), 0),
         "max_tables": top.attempt(
-            lambda: top.integer("max_tables", DEFAULT_MAX_TABLES, 1), DEFAULT_MAX_TABLES
+            lambda: _max_tables(top, len(bots), seats, candidate, following or grows),
+            DEFAULT_MAX_TABLES,
         ),
         "rating": top.attempt(lambda: _rating(top.table("rating")), RatingSettings()),
         "database": database,
@@ -523,6 +527,29 @@ def _format(top: TableReader, bots: tuple[BotSpec, ...], seats: int) -> tuple[st
         hint = nearest(candidate, names)
         raise top.error("candidate", f"expected the name of a bot, got {candidate!r}{hint}")
     return fmt, candidate
+
+
+def _max_tables(
+    top: TableReader, bots: int, seats: int, candidate: str | None, default: bool
+) -> int:
+    """``max_tables``, which a file must give when a full round would exceed
+    ``FULL_ROUND_LIMIT`` tables: the default design would then be too small a choice to make
+    silently (most pairs would never meet), and the full round too large to build or play.
+    ``default``: take the default whatever the size (a following ladder has no rounds, a
+    competition's field grows)."""
+    limit: int = top.integer("max_tables", DEFAULT_MAX_TABLES, 1)
+    if "max_tables" in top.data or default or not 0 < seats <= bots:
+        return limit
+    full = combinations_per_round(bots, seats, candidate is not None)
+    if full <= FULL_ROUND_LIMIT:
+        return limit
+    meet = tables_to_meet(bots, seats, candidate is not None)
+    raise top.error(
+        "max_tables",
+        f"missing: {bots} bots at {seats} seats make {full:,} tables a round, too many to play "
+        f"every one; set max_tables to the tables a round plays from a balanced design "
+        f"({meet:,} let every pair meet about once a round)",
+    )
 
 
 def _limits(table: TableReader) -> Limits:

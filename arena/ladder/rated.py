@@ -33,6 +33,7 @@ from arena.ladder.ratings import (
     RatingSettings,
     rate,
 )
+from arena.ladder.schedule import DESIGN, drawn
 
 if TYPE_CHECKING:
     from arena.ladder.config import LadderConfig
@@ -59,6 +60,8 @@ def rating_key_of(cfg: LadderConfig) -> str:
         return rating_key(cfg.rating, "storage order")
     shape = [cfg.bot_names, cfg.seats, cfg.rounds, cfg.seed, cfg.fingerprint(), cfg.candidate,
              cfg.max_tables, cfg.rating.inherit]  # fmt: skip
+    if drawn(len(cfg.bot_names), cfg.seats, cfg.candidate is not None, cfg.max_tables):
+        shape.append(DESIGN)  # ratings kept under an earlier draw are rebuilt
     return rating_key(cfg.rating, shape)
 
 

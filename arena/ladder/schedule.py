@@ -12,9 +12,11 @@ All of that is public: a bot that knows the ladder file can compute it. The card
 engine deals from :func:`engine_seed`, an HMAC of the deal identity under the ladder's secret
 key (``arena.ladder.deal_key``), so every rotation of a set still shares its deal.
 
-When a round would hold more tables than ``max_tables``, a balanced subset is drawn instead
-(see :func:`balanced_tables`): each round, from seeded shuffles of the bots, so every bot
-plays as many tables as any other, give or take one.
+When a round would hold more tables than ``max_tables``, every round plays the next
+``max_tables`` tables of one balanced incomplete design instead (``design.py``): bots' table
+counts within one of each other, pairs as near even as the greedy gets them, over the whole
+schedule and after every round. Drawing it costs time proportional to the tables drawn, never
+to the number of combinations (``bench/designs.py``).
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-Table = tuple[str, ...]
+from arena.ladder.design import Table, first_tables
 
 
 @dataclass(frozen=True)
@@ -56,46 +59,45 @@ def engine_seed(key: bytes, deal: int) -> int:
     return int.from_bytes(mac[:16], "big")
 
 
-def balanced_tables(pool: Sequence[str], size: int, limit: int, salt: str) -> list[Table]:
-    """Every combination of ``size`` bots from ``pool``, or ``limit`` of them when more.
-
-    The subset is built from passes: each pass orders the bots by a digest of (salt, pass,
-    name) and cuts that order into tables; the few bots left at the end of a pass open the
-    next pass's first table. Each bot thus plays once per pass, so table counts per bot differ
-    by at most one (two in the rare case where a drawn table repeats one already drawn and is
-    skipped). Pairs meet about equally often because every pass is a fresh shuffle.
-    """
-    names = sorted(pool)
-    if math.comb(len(names), size) <= limit:
-        return list(combinations(names, size))
-    chosen: dict[Table, None] = {}
-    carry: list[str] = []
-    for number in range(limit * size + len(names)):
-        rest = sorted(names, key=lambda n: digest(salt, number, n))
-        fill = [n for n in rest if n not in carry][: size - len(carry)]
-        groups = [carry + fill]
-        rest = [n for n in rest if n not in fill]
-        whole = len(rest) - len(rest) % size
-        groups += [rest[i : i + size] for i in range(0, whole, size)]
-        carry = rest[whole:]
-        for group in groups:
-            chosen.setdefault(tuple(sorted(group)))
-            if len(chosen) == limit:
-                return list(chosen)
-    return list(chosen)
+DESIGN = "greedy-1"  # the design's algorithm: kept ratings of another draw are stale
+FULL_ROUND_LIMIT = 10_000  # a file must choose max_tables when a full round is larger
 
 
-def round_tables(
-    names: Sequence[str], seats: int, limit: int, salt: str, candidate: str | None
-) -> list[Table]:
-    """The tables of one round: all (or a balanced subset of) combinations, or a gauntlet's."""
+def combinations_per_round(bots: int, seats: int, gauntlet: bool) -> int:
+    """The tables of a full round: every combination of ``seats`` bots (a gauntlet's: of the
+    ``seats - 1`` beside the candidate)."""
+    return math.comb(bots - 1, seats - 1) if gauntlet else math.comb(bots, seats)
+
+
+def tables_to_meet(bots: int, seats: int, gauntlet: bool) -> int:
+    """The fewest tables of a round in which every pair (a gauntlet's: of the field, and the
+    candidate with each) can meet once."""
+    field, size = (bots - 1, seats - 1) if gauntlet else (bots, seats)
+    if size < 2:
+        return field
+    return -(-math.comb(field, 2) // math.comb(size, 2))
+
+
+def drawn(bots: int, seats: int, gauntlet: bool, max_tables: int) -> bool:
+    """Whether the rounds play a balanced design rather than every combination."""
+    return combinations_per_round(bots, seats, gauntlet) > max_tables
+
+
+def rounds_of_tables(
+    names: Sequence[str], seats: int, rounds: int, limit: int, salt: str, candidate: str | None
+) -> list[list[Table]]:
+    """Each round's tables: every combination, or the round's ``limit`` tables of the design
+    (round r plays its tables r*limit .. (r+1)*limit-1, so more rounds only add tables)."""
+    field = sorted(n for n in names if n != candidate)
+    size = seats if candidate is None else seats - 1
+    if not drawn(len(names), seats, candidate is not None, limit):
+        groups = [list(combinations(field, size))] * rounds
+    else:
+        tables = first_tables(tuple(field), size, rounds * limit, salt)
+        groups = [list(tables[r * limit : (r + 1) * limit]) for r in range(rounds)]
     if candidate is None:
-        return balanced_tables(names, seats, limit, salt)
-    field = [n for n in names if n != candidate]
-    return [
-        tuple(sorted((candidate, *group)))
-        for group in balanced_tables(field, seats - 1, limit, salt)
-    ]
+        return groups
+    return [[tuple(sorted((candidate, *g))) for g in tables] for tables in groups]
 
 
 def build_schedule(
@@ -109,11 +111,16 @@ def build_schedule(
 ) -> list[MatchSpec]:
     """The whole schedule in its canonical order: round, then table, then rotation."""
     specs: list[MatchSpec] = []
-    for rnd in range(rounds):
-        salt = digest("subset", seed, fingerprint, rnd)
-        for table in sorted(round_tables(names, seats, max_tables, salt, candidate)):
-            set_id = digest("set", seed, fingerprint, "\x1e".join(table), rnd)[:16]
-            specs += duplicate_set(set_id, table, rnd, len(specs))
+    salt = digest("design", seed, fingerprint)
+    tables = rounds_of_tables(names, seats, rounds, max_tables, salt, candidate)
+    for rnd, group in enumerate(tables):
+        again: Counter[Table] = Counter()
+        for table in sorted(group):
+            # a design may hold a table twice in a round: the second is a set of its own
+            parts: tuple[object, ...] = ("set", seed, fingerprint, "\x1e".join(table), rnd)
+            parts += (again[table],) if again[table] else ()
+            again[table] += 1
+            specs += duplicate_set(digest(*parts)[:16], table, rnd, len(specs))
     return specs
 
 

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from arena.ladder.schedule import balanced_tables, build_schedule
+from arena.ladder.schedule import build_schedule
 
 NAMES = ["ada", "bob", "cy", "dee", "eve"]
 SIX = [*NAMES, "fay"]
@@ -81,18 +81,6 @@ def test_adding_a_bot_keeps_every_existing_match() -> None:
     new = {(s.match_id, s.set_id, s.seed, s.bots) for s in after}
     assert old <= new
     assert all("eve" in bots for *_, bots in new - old)
-
-
-def test_balanced_subset_when_too_many_tables() -> None:
-    pool = [f"b{i}" for i in range(10)]
-    tables = balanced_tables(pool, 3, 20, salt="x")
-    assert len(tables) == 20 == len(set(tables))
-    assert all(len(set(t)) == 3 and list(t) == sorted(t) for t in tables)
-    per_bot = Counter(b for t in tables for b in t)
-    assert set(per_bot) == set(pool)
-    assert max(per_bot.values()) - min(per_bot.values()) <= 1
-    assert balanced_tables(list(reversed(pool)), 3, 20, salt="x") == tables
-    assert balanced_tables(pool, 3, 20, salt="y") != tables
 
 
 def test_subset_schedule_draws_new_tables_each_round() -> None:
