@@ -80,7 +80,7 @@ def standings(cfg: LadderConfig, store: Store, public: bool = False) -> Standing
     whose duplicate set is complete only (what may be shown while the ladder is played)."""
     kept = Kept(cfg)
     found = _kept(cfg, store, kept, public) if kept.usable(store) else None
-    return found if found is not None else _batch(cfg, store, kept, public)
+    return found if found is not None else batch(cfg, store, kept, public)
 
 
 def _kept(cfg: LadderConfig, store: Store, kept: Kept, public: bool) -> Standings | None:
@@ -106,7 +106,7 @@ def _kept(cfg: LadderConfig, store: Store, kept: Kept, public: bool) -> Standing
                      public=public)  # fmt: skip
 
 
-def _batch(cfg: LadderConfig, store: Store, kept: Kept, public: bool) -> Standings:
+def batch(cfg: LadderConfig, store: Store, kept: Kept, public: bool) -> Standings:
     """The standings from every stored match: the reference the kept state equals."""
     schedule, every = records(cfg, store)
     stored = published(store, every) if public else every
