@@ -391,7 +391,7 @@ def matches(
     """Stored matches in schedule order: seats, scores, ranks, faults."""
     cfg = _config(path, fmt)
     with _reading(cfg) as store:
-        rows = store.match_rows()
+        rows = store.match_rows(full=fmt == "json")
         listed = [
             rows[s.match_id] | {"position": s.position}
             for s in ladder.schedule_of(cfg)

@@ -87,6 +87,14 @@ MATCH_COLUMNS = (("sched", "TEXT NOT NULL DEFAULT '{}'"),)
 # JSON), so a program edited in place is not pooled with its stored results; '' = not known.
 BOT_COLUMNS = (("files", "TEXT NOT NULL DEFAULT ''"),)
 
+# What listings read of a match and of its seats (``Store.match_rows``): not the seats' stderr
+# tails, incidents or sandbox figures, which only a match's own page shows.
+LISTED = (
+    ("id", "set_id", "round", "rotation", "seed", "status", "decisions", "duration_ms",
+     "finished_at", "replay_path"),
+    ("match_id", "seat", "bot", "score", "rank", "status", "detail"),
+)  # fmt: skip
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS bots (
@@ -588,11 +596,16 @@ class Store:
         query = f"SELECT id FROM matches ORDER BY {self.conn.insertion_order}"
         return [r[0] for r in self.conn.execute(query)]
 
-    def match_rows(self) -> dict[str, dict[str, Any]]:
-        """Every stored match with its seats, by id (for listings)."""
+    def match_rows(self, full: bool = False) -> dict[str, dict[str, Any]]:
+        """Every stored match with its seats, by id (for listings): the columns listings show
+        (:data:`LISTED`), or with ``full`` every column (stderr tails, incidents, sandbox
+        figures: ``arena ladder matches --format json``)."""
+        match_columns, seat_columns = ("*", "*") if full else (", ".join(c) for c in LISTED)
         with self.conn.snapshot():
-            matches = self.conn.execute("SELECT * FROM matches")
-            results = self.conn.execute("SELECT * FROM results ORDER BY match_id, seat")
+            matches = self.conn.execute(f"SELECT {match_columns} FROM matches")
+            results = self.conn.execute(
+                f"SELECT {seat_columns} FROM results ORDER BY match_id, seat"
+            )
         rows = {r["id"]: dict(r) | {"results": []} for r in matches}
         for r in results:
             rows[r["match_id"]]["results"].append(dict(r))

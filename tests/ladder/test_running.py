@@ -23,7 +23,7 @@ from arena.ladder.standings import Standings, batch, comparison_of, standings
 from arena.ladder.store import SCHEMA_VERSION, Store
 from arena.ladder.tally import compare
 
-from .helpers import share_key, show_json, write_ladder
+from .helpers import SyntheticExecutor, share_key, show_json, write_ladder
 from .test_incremental import LastFirst
 
 OLD_DATABASE = Path(__file__).parent / "data" / "schema3-tiny.db"  # made by the schema-3 code
@@ -167,3 +167,23 @@ def test_a_database_made_by_the_previous_version_is_filled_once_by_its_next_writ
     kept = _check(cfg, monkeypatch)
     assert len(kept["tables"]["set_order"]) == 4 and not kept["tables"]["pending"]
     assert show_json(path)["bots"] == before["bots"]
+
+
+def test_listings_read_only_the_columns_they_show(tmp_path: Path) -> None:
+    """``match_rows`` leaves the seats' stderr tails and incidents in the database unless every
+    column is asked for (``arena ladder matches --format json``)."""
+    cfg = _ladder(tmp_path, tmp_path / "tiny.db", bots=3, rounds=1)
+    ladder.run_ladder(cfg, SyntheticExecutor())
+    store = Store.read(cfg.database, cfg.game.id)
+    try:
+        lean, full = store.match_rows(), store.match_rows(full=True)
+    finally:
+        store.close()
+    assert lean.keys() == full.keys() and len(lean) == 6
+    for match_id, row in lean.items():
+        seat = row["results"][0]
+        assert {"log_tail", "incidents", "outcome"}.isdisjoint(seat | row)
+        assert {"log_tail", "incidents"} <= full[match_id]["results"][0].keys()
+        assert {k: full[match_id][k] for k in row if k != "results"} == {
+            k: v for k, v in row.items() if k != "results"
+        }
