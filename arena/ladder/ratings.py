@@ -1,8 +1,9 @@
-"""Pure: ratings and statistics from stored results, taken in schedule order.
+"""Pure: ratings and per-set values from stored results, taken in schedule order.
 
-Nothing here reads a clock, a database or the order in which matches finished: the same
-results give the same numbers, so a run on 1 worker, on 2, on a cluster or resumed after a
-crash ends with an identical table.
+Nothing here reads a clock or a database: the same results give the same ratings, so a run on
+1 worker, on 2, on a cluster or resumed after a crash ends with identical ratings. (The table's
+intervals and ``=`` marks take the complete sets in the order they were completed, which the
+store keeps: ``tally.py``, ``running.py``.)
 
 * Rating: TrueSkill (default) or OpenSkill Plackett-Luce, updated match by match in schedule
   order; a free-for-all of single seats, ties as draws, or teams where the game reports them
@@ -13,17 +14,10 @@ crash ends with an identical table.
   seat forfeited says nothing about who is stronger: it is left out of the ratings.
 * Per-deal relative score: in each match, a seat's score minus the mean score of its table;
   averaged, for each bot, over the matches of a duplicate set. Only complete sets count (all
-  rotations stored), since the point of the set is that deal and seat luck cancel; they are
-  taken in schedule order (a set's first position), the order the statistics look in. Each is
+  rotations stored), since the point of the set is that deal and seat luck cancel. Each is
   computed from one exactly rounded sum, so bots level in a set are exactly level (0, never
   3.5e-18) and a set's value does not depend on the order of its matches.
-* Confidence: anytime-valid confidence sequences over duplicate sets (the independent units),
-  guaranteed for any scores inside the game's score range (:mod:`arena.ladder.stats`).
-* Order: a bot's place above the next is established when it finishes ahead of it in more of
-  the sets they both played, by an anytime test of each ordered pair, Holm's procedure holding
-  the family-wise error rate over every pair of the table at 5 %; otherwise ``2=``.
-* Seat effects: the same relative score per seat position instead of per bot. In a complete
-  set every bot sits in every seat once, so bot strength cancels and what is left is the seat.
+* Confidence, order and seat effects over those values: ``tally.py``.
 """
 
 from __future__ import annotations
