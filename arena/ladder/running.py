@@ -182,31 +182,34 @@ class Kept:
     def load(self, store: Store, bots: Iterable[str] | None = None) -> Tally:
         """What is kept, of ``bots`` (and the pairs among them) only when given."""
         tally = Tally(self.score_range, self.seats)
-        names = None if bots is None else set(bots)
+        names = None if bots is None else sorted(set(bots))
+        some, pairs, args = "", "", tuple[str, ...]()
+        if names is not None:  # the rows of these bots only, by the tables' keys
+            marks = ", ".join("?" * len(names)) or "NULL"  # none: an empty list
+            some = f" WHERE kind = '{SEAT}' OR name IN ({marks})"
+            pairs = f" WHERE a IN ({marks}) AND b IN ({marks})"
+            args = tuple(names)
         conn = store.conn
-        for r in conn.execute("SELECT * FROM running_totals"):
-            if r["kind"] == SEAT or names is None or r["name"] in names:
-                totals = Totals(r["games"], r["wins"], r["ranks"], Fraction(r["scores"]),
-                                Counter(json.loads(r["faults"])))  # fmt: skip
-                if r["kind"] == BOT:
-                    tally.bots[r["name"]] = totals
-                else:
-                    tally.seats[int(r["name"])] = totals
-        for r in conn.execute("SELECT * FROM running_sequences"):
-            if r["kind"] == SEAT or names is None or r["name"] in names:
-                running = stats.Running(tally.bounds, state=(r["moments"], _unpack(r["state"])))
-                if r["kind"] == BOT:
-                    tally.relative[r["name"]] = running
-                else:
-                    tally.seat_relative[int(r["name"])] = running
-        for r in conn.execute("SELECT * FROM running_pairs"):
-            if names is None or (r["a"] in names and r["b"] in names):
-                pair = (r["a"], r["b"])
-                if r["met"]:
-                    tally.h2h[pair] = [r["ahead"], r["met"]]
-                if r["state"]:
-                    zero = stats.SIGNS.to_scale(0.0)
-                    tally.pairs[pair] = betting.OneSided(zero, PAIR_LEVEL, _unpack(r["state"]))
+        for r in conn.execute(f"SELECT * FROM running_totals{some}", args):
+            totals = Totals(r["games"], r["wins"], r["ranks"], Fraction(r["scores"]),
+                            Counter(json.loads(r["faults"])))  # fmt: skip
+            if r["kind"] == BOT:
+                tally.bots[r["name"]] = totals
+            else:
+                tally.seats[int(r["name"])] = totals
+        for r in conn.execute(f"SELECT * FROM running_sequences{some}", args):
+            running = stats.Running(tally.bounds, state=(r["moments"], _unpack(r["state"])))
+            if r["kind"] == BOT:
+                tally.relative[r["name"]] = running
+            else:
+                tally.seat_relative[int(r["name"])] = running
+        for r in conn.execute(f"SELECT * FROM running_pairs{pairs}", args * 2):
+            pair = (r["a"], r["b"])
+            if r["met"]:
+                tally.h2h[pair] = [r["ahead"], r["met"]]
+            if r["state"]:
+                zero = stats.SIGNS.to_scale(0.0)
+                tally.pairs[pair] = betting.OneSided(zero, PAIR_LEVEL, _unpack(r["state"]))
         return tally
 
     def save(self, store: Store, tally: Tally) -> None:
