@@ -21,6 +21,7 @@ over a list of matches, so a tally kept in a database equals them exactly.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -232,11 +233,11 @@ class Comparison:
     a_ahead: int
     b_ahead: int
 
-    @property
+    @functools.cached_property
     def difference(self) -> Estimate:
         return stats.estimate(self.values, self.bounds)
 
-    @property
+    @functools.cached_property
     def sets_won(self) -> Estimate:
         """The mean of +1 (A ahead in the set), -1 (B ahead), 0 (level)."""
         return stats.estimate(stats.signs(self.values), stats.SIGNS)
