@@ -200,7 +200,9 @@ class Running:
 
     def add(self, value: float) -> None:
         """Add one per-set value (OutOfRange outside the bounds)."""
-        self.sequence.add(float(self.bounds.scaled([value])[0]))
+        if not self.bounds.low <= value <= self.bounds.high:
+            self.bounds.scaled([value])  # raises, saying which value and range
+        self.sequence.add(self.bounds.to_scale(value))
         self.moments.add(value)
 
     def estimate(self) -> Estimate:
@@ -258,12 +260,19 @@ def _stronger(est: Estimate) -> int:
     return 1 if est.mean > 0 else -1
 
 
-def verdict(values: Sequence[float], bounds: Bounds, a: str, b: str) -> str:
+def verdict(
+    values: Sequence[float],
+    bounds: Bounds,
+    a: str,
+    b: str,
+    estimates: tuple[Estimate, Estimate] | None = None,
+) -> str:
     """One line on A minus B (per-set values in schedule order): who has the higher mean and
-    who finishes ahead in more sets (each at 95 %, anytime), or what it would take to tell."""
+    who finishes ahead in more sets (each at 95 %, anytime), or what it would take to tell;
+    ``estimates``: those of the values and of their signs, when already computed."""
     if not values:
         return "not distinguishable yet: no duplicate set both played"
-    mean, won = estimate(values, bounds), estimate(signs(values), SIGNS)
+    mean, won = estimates or (estimate(values, bounds), estimate(signs(values), SIGNS))
     names = {1: (a, b), -1: (b, a)}
     by_mean, by_sets = _stronger(mean), _stronger(won)
     if by_mean and by_mean == by_sets:

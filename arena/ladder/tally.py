@@ -249,9 +249,10 @@ class Comparison:
         behind = sum(v < 0 for v in self.values)
         return ahead, behind, len(self.values) - ahead - behind
 
-    @property
+    @functools.cached_property
     def verdict(self) -> str:
-        return stats.verdict(self.values, self.bounds, self.a, self.b)
+        estimates = (self.difference, self.sets_won)
+        return stats.verdict(self.values, self.bounds, self.a, self.b, estimates)
 
     def as_dict(self) -> dict[str, Any]:
         difference, sets_won = self.difference, self.sets_won
