@@ -203,6 +203,7 @@ def main() -> None:
             if backend == "sqlite" or location is not None:
                 backend_rows(backend, Path(tmp) / backend, location, sizes, rows,
                              lambda: save(rows))  # fmt: skip
+    sizes = sorted({r["matches"] for r in rows})  # with the rows merged from another run
     headers = ["read", "backend", *(f"{s:,} CPU s" for s in sizes), "growth", "goal", "met"]
     print(tabulate(growth(rows, sizes), headers=headers, tablefmt="simple"))
     save(rows)
