@@ -134,7 +134,7 @@ def backend_rows(
 
 def growth(rows: list[dict[str, Any]], sizes: list[int]) -> list[list[Any]]:
     """The table: each read's CPU seconds per size, its growth against the smallest size and
-    whether it meets its goal."""
+    whether it meets its goal ("not measured" without a figure at the largest size)."""
     table = []
     for (read, backend), group in _grouped(rows).items():
         cpu = {r["matches"]: r["cpu_s"] for r in group}
@@ -145,7 +145,8 @@ def growth(rows: list[dict[str, Any]], sizes: list[int]) -> list[list[Any]]:
         else:
             goal, met = f"<= {GROWTH_GOAL:g}x", ratio is not None and ratio <= GROWTH_GOAL
         table.append([read, backend, *(cpu.get(s, "-") for s in sizes),
-                      f"{ratio:.1f}x" if ratio else "-", goal, "yes" if met else "NO"])  # fmt: skip
+                      f"{ratio:.1f}x" if ratio else "-", goal,
+                      "not measured" if last is None else "yes" if met else "NO"])  # fmt: skip
     return table
 
 
