@@ -50,7 +50,8 @@ import trueskill
 from tabulate import tabulate
 
 from arena.ladder.matchmaking import FollowSettings, next_table
-from arena.ladder.ratings import RatingSettings, established_orders
+from arena.ladder.ratings import RatingSettings
+from arena.ladder.tally import established_orders
 
 RESULTS = Path(__file__).parent / "results" / "matchmaking.json"
 BOTS = 8

@@ -112,21 +112,29 @@ def measure(cfg: LadderConfig, folder: Path, size: int, backend: str) -> list[di
     return rows
 
 
-def backend_rows(backend: str, folder: Path, location: str | None, sizes: list[int]) -> list[dict]:
-    """Grow one store through ``sizes``, measuring every read at each."""
+def backend_rows(
+    backend: str,
+    folder: Path,
+    location: str | None,
+    sizes: list[int],
+    rows: list[dict],
+    save: Callable[[], None],
+) -> None:
+    """Grow one store through ``sizes``, adding every read's figures at each to ``rows``
+    (saved after each size, so a run stopped at a large size keeps what it measured)."""
     cfg = ladder(folder, location, max(sizes))
-    rows, stored = [], 0
+    stored = 0
     for size in sizes:
         seconds = fill(cfg, stored, size)
         print(f"{backend}: stored {size - stored} matches in {seconds:.1f} s", flush=True)
         stored = size
         rows += measure(cfg, folder, size, backend)
-    return rows
+        save()
 
 
 def growth(rows: list[dict[str, Any]], sizes: list[int]) -> list[list[Any]]:
     """The table: each read's CPU seconds per size, its growth against the smallest size and
-    whether it meets its goal."""
+    whether it meets its goal ("not measured" without a figure at the largest size)."""
     table = []
     for (read, backend), group in _grouped(rows).items():
         cpu = {r["matches"]: r["cpu_s"] for r in group}
@@ -137,7 +145,8 @@ def growth(rows: list[dict[str, Any]], sizes: list[int]) -> list[list[Any]]:
         else:
             goal, met = f"<= {GROWTH_GOAL:g}x", ratio is not None and ratio <= GROWTH_GOAL
         table.append([read, backend, *(cpu.get(s, "-") for s in sizes),
-                      f"{ratio:.1f}x" if ratio else "-", goal, "yes" if met else "NO"])  # fmt: skip
+                      f"{ratio:.1f}x" if ratio else "-", goal,
+                      "not measured" if last is None else "yes" if met else "NO"])  # fmt: skip
     return table
 
 
@@ -170,21 +179,35 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--backend", nargs="+", default=["sqlite", "postgresql"])
     parser.add_argument("--results", type=Path, default=RESULTS, help="JSON file to write.")
+    parser.add_argument(
+        "--merge", action="store_true",
+        help="Keep the rows of other backends already in the results file (one backend a run).",
+    )  # fmt: skip
     args = parser.parse_args()
     sizes = sorted(args.sizes)
     rows: list[dict[str, Any]] = []
+    if args.merge and args.results.exists():
+        rows = [r for r in json.loads(args.results.read_text())["rows"]
+                if r["backend"] not in args.backend]  # fmt: skip
+
+    def save(found: list[dict[str, Any]]) -> None:
+        args.results.write_text(json.dumps({
+            "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                        "load": round(os.getloadavg()[0], 2)},
+            "bots": BOTS, "seats": SEATS, "sizes": sorted({r["matches"] for r in found}),
+            "rows": found,
+        }, indent=2) + "\n")  # fmt: skip
+
     with tempfile.TemporaryDirectory() as tmp, postgres("postgresql" in args.backend) as pg:
-        if "sqlite" in args.backend:
-            rows += backend_rows("sqlite", Path(tmp) / "sqlite", None, sizes)
-        if pg is not None:
-            rows += backend_rows("postgresql", Path(tmp) / "pg", pg(), sizes)
+        for backend in args.backend:
+            location = pg() if backend == "postgresql" and pg is not None else None
+            if backend == "sqlite" or location is not None:
+                backend_rows(backend, Path(tmp) / backend, location, sizes, rows,
+                             lambda: save(rows))  # fmt: skip
+    sizes = sorted({r["matches"] for r in rows})  # with the rows merged from another run
     headers = ["read", "backend", *(f"{s:,} CPU s" for s in sizes), "growth", "goal", "met"]
     print(tabulate(growth(rows, sizes), headers=headers, tablefmt="simple"))
-    args.results.write_text(json.dumps({
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                    "load": round(os.getloadavg()[0], 2)},
-        "bots": BOTS, "seats": SEATS, "sizes": sizes, "rows": rows,
-    }, indent=2) + "\n")  # fmt: skip
+    save(rows)
     print(f"saved {args.results}")
 
 

@@ -56,10 +56,11 @@ from arena.ladder.config import LadderConfig, load_ladder  # noqa: E402
 from arena.ladder.database import Location  # noqa: E402
 from arena.ladder.jobs import MatchJob  # noqa: E402
 from arena.ladder.loop import register  # noqa: E402
-from arena.ladder.ratings import ladder_stats, rate  # noqa: E402
+from arena.ladder.ratings import rate  # noqa: E402
 from arena.ladder.run import records, schedule_of  # noqa: E402
 from arena.ladder.schedule import MatchSpec  # noqa: E402
 from arena.ladder.store import Store  # noqa: E402
+from arena.ladder.tally import ladder_stats  # noqa: E402
 from tests.ladder.helpers import SyntheticExecutor, arena, write_ladder  # noqa: E402
 from tests.postgres import PostgresServer  # noqa: E402
 

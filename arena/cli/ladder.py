@@ -38,8 +38,8 @@ from arena.ladder import database, loop
 from arena.ladder import run as ladder
 from arena.ladder.config import LadderConfig, LadderConfigError, load_ladder
 from arena.ladder.executor import DaskExecutor, Executor, ExecutorError, LocalExecutor
-from arena.ladder.ratings import ScoreOutOfRange, compare, head_to_head, seat_effects
-from arena.ladder.standings import standings
+from arena.ladder.ratings import ScoreOutOfRange
+from arena.ladder.standings import comparison_of, standings
 from arena.ladder.store import (
     CommandChanged,
     ProgramChanged,
@@ -153,9 +153,9 @@ def _header(cfg: LadderConfig, stored: int, scheduled: int) -> dict[str, object]
 
 def _show(cfg: LadderConfig, store: Store, fmt: str, wide: bool = False) -> None:
     table = standings(cfg, store)
-    schedule, stored, stats = table.schedule, table.stored, table.stats
+    stats, stored, scheduled = table.stats, table.matches, table.scheduled
     width = None if wide else shutil.get_terminal_size().columns
-    header = _header(cfg, len(stored), len(schedule))
+    header = _header(cfg, stored, scheduled)
     typer.echo(report.ladder_table(stats, fmt, header, width))
     if fmt in ("table", "markdown"):
         if any(s.tied for s in stats):
@@ -167,9 +167,9 @@ def _show(cfg: LadderConfig, store: Store, fmt: str, wide: bool = False) -> None
             f"intervals: 95% confidence sequences, valid however often the table is looked at; "
             f"scores in [{cfg.rating.score_range[0]:g}, {cfg.rating.score_range[1]:g}]"
         )
-        if len(stored) < len(schedule):
+        if stored < scheduled:
             typer.echo(
-                f"{len(stored)} of {len(schedule)} matches stored: the ladder is incomplete "
+                f"{stored} of {scheduled} matches stored: the ladder is incomplete "
                 f"(`arena ladder run {cfg.path}` plays the rest)"
             )
     known = store.commands()
@@ -183,10 +183,9 @@ def _show(cfg: LadderConfig, store: Store, fmt: str, wide: bool = False) -> None
                 "its matches",
                 err=True,
             )
-    outside = len(store.done_ids() - {s.match_id for s in schedule})
-    if outside:
+    if table.outside:
         typer.echo(
-            f"note: {outside} stored matches are not in this schedule (not counted)", err=True
+            f"note: {table.outside} stored matches are not in this schedule (not counted)", err=True
         )
 
 
@@ -392,7 +391,7 @@ def matches(
     """Stored matches in schedule order: seats, scores, ranks, faults."""
     cfg = _config(path, fmt)
     with _reading(cfg) as store:
-        rows = store.match_rows()
+        rows = store.match_rows(full=fmt == "json")
         listed = [
             rows[s.match_id] | {"position": s.position}
             for s in ladder.schedule_of(cfg)
@@ -407,7 +406,7 @@ def h2h(path: FileArg, fmt: FormatOpt = "table") -> None:
     cfg = _config(path, fmt)
     with _reading(cfg) as store:
         table = standings(cfg, store)
-    typer.echo(report.h2h_table(table.order, head_to_head(table.stored), fmt))
+    typer.echo(report.h2h_table(table.order, table.head_to_head(), fmt))
 
 
 @ladder_app.command()
@@ -416,8 +415,7 @@ def seats(path: FileArg, fmt: FormatOpt = "table") -> None:
     valid however often you look."""
     cfg = _config(path, fmt)
     with _reading(cfg) as store:
-        _, stored = ladder.records(cfg, store)
-        effects = seat_effects(stored, cfg.rating.score_range)
+        effects = standings(cfg, store).seat_effects()
     typer.echo(report.seats_table(effects, fmt))
 
 
@@ -437,8 +435,7 @@ def compare_cmd(
     if a == b:
         _fail("compare needs two different bots")
     with _reading(cfg) as store:
-        _, stored = ladder.records(cfg, store)
-        comparison = compare(stored, a, b, cfg.rating.score_range)
+        comparison = comparison_of(cfg, store, a, b)
     typer.echo(report.compare_table(comparison, fmt))
 
 

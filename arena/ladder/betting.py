@@ -13,17 +13,20 @@ at any moment, keeps its error rate.
 * :func:`log_capital`: the hedged capital process, half the capital betting the mean is above
   ``m``, half below, with the predictable plug-in stakes of their eq. (26) and the stake capped
   at :data:`BET_CAP` of what a value could lose (a value at the far end keeps a quarter).
-* :func:`interval`: the confidence sequence at the last value, found on a grid and refined by
-  bisection, always widened outwards (never narrower than the set of candidates not ruled out).
+* :class:`ConfidenceSequence`: the confidence sequence kept as values come, on a fixed grid of
+  candidate means, read widened outwards (never narrower than the set of candidates not ruled
+  out); so the ladder keeps it in its database, one duplicate set at a time (``running.py``),
+  and :func:`interval` folds a list of values through the same steps.
+* :class:`OneSided`: one-sided capital kept the same way, for the table's pairwise tests.
 * :func:`log_growth`: one-sided capital with given stakes, for the sequential test and the
-  ladder table's pairwise tests.
+  calibration tests.
 
 Why no library: ``confseq`` (Howard, Waudby-Smith; the one package with these constructions)
 is a source distribution whose C++ extension needs Boost headers and pybind11 2.6, which does
 not build on Python 3.11 or later, and it pulls scipy, pandas and pytest in at run time.
 
-Everything takes values already scaled to [0, 1] and vectorises over leading axes, so the
-calibration tests and ``bench/stats.py`` run thousands of simulated ladders at once.
+Everything takes values already scaled to [0, 1]; the functions vectorise over leading axes, so
+the calibration tests and ``bench/stats.py`` run thousands of simulated ladders at once.
 """
 
 from __future__ import annotations
@@ -34,8 +37,9 @@ import numpy as np
 
 BET_CAP = 0.75
 """The largest share of its capital a stake may lose on one value (WSR use 1/2 or 3/4)."""
-GRID = 257
-BISECTIONS = 30
+GRID = 1025
+"""Candidate means on [0, 1] (ends included): the interval is read from them, so it is at
+most 1/1024 of the range wider on each side than the exact set not ruled out."""
 
 
 def plugin_bets(y: np.ndarray, level: float) -> np.ndarray:
@@ -72,34 +76,109 @@ def ruled_out(y: np.ndarray, bets: np.ndarray, m: np.ndarray | float, alpha: flo
     return log_capital(y, bets, m).max(axis=-1) >= math.log(1 / alpha)
 
 
-def interval(y: np.ndarray, alpha: float, also: float | None = None) -> tuple[float, float]:
-    """The (1 - alpha) confidence sequence of the mean of ``y`` (in [0, 1], one dimension) after
-    its last value: the running intersection, as candidates once ruled out stay out. ``also``
-    is put on the grid, so whether it is inside agrees with :func:`ruled_out` exactly."""
-    bets = plugin_bets(y, alpha / 2)
+def candidates(also: float | None = None) -> np.ndarray:
+    """The fixed grid of candidate means (the ends of [0, 1] excluded), with ``also`` on it."""
     grid = np.linspace(0, 1, GRID)[1:-1]
-    if also is not None and 0 < also < 1:
-        grid = np.unique(np.append(grid, also))
-    out = ruled_out(y, bets, grid[:, None], alpha)
-    if out.all():  # every candidate ruled out: a very rare path; say where it was least sure
-        best = grid[np.argmin(log_capital(y, bets, grid[:, None]).max(axis=-1))]
-        return float(best), float(best)
-    inside = np.flatnonzero(~out)
-    first, last = inside[0], inside[-1]
-    low = _edge(y, bets, alpha, grid[first - 1] if first else 0.0, grid[first])
-    high = _edge(y, bets, alpha, grid[last + 1] if last + 1 < len(grid) else 1.0, grid[last])
-    return low, high
+    if also is not None and 0 < also < 1 and also not in grid:
+        grid = np.sort(np.append(grid, also))
+    return grid
 
 
-def _edge(y: np.ndarray, bets: np.ndarray, alpha: float, outside: float, inside: float) -> float:
-    """Bisection between a candidate ruled out (or the end of [0, 1]) and one inside; returns
-    the outer end of the last bracket, so the interval is never too narrow."""
-    if outside in (0.0, 1.0):
-        return outside
-    for _ in range(BISECTIONS):
-        mid = (outside + inside) / 2
-        if ruled_out(y, bets, mid, alpha):
-            outside = mid
-        else:
-            inside = mid
-    return outside
+class ConfidenceSequence:
+    """The two-sided confidence sequence at level ``alpha``, kept as the values come: the
+    plug-in stakes' running sums (WSR eq. 26-27, as :func:`plugin_bets`) and, at every
+    candidate of a fixed grid, the log capital of each half of the hedged bettor (as
+    :func:`log_capital`) and the most it ever held. Folding values one at a time is the only
+    way it is computed, so a state kept in a database and one folded in memory over the same
+    values in the same order are equal, bit for bit. ``state``: a saved :meth:`state`."""
+
+    def __init__(self, alpha: float, also: float | None = None, state: np.ndarray | None = None):
+        self.alpha = alpha
+        self.grid = candidates(also)
+        size = len(self.grid)
+        if state is None:
+            state = np.concatenate([np.zeros(3), np.zeros(2 * size), np.full(size, -np.inf)])
+        self.head = state[:3].copy()  # values seen, their sum, sum of (y_i - mu_i)^2
+        self.up, self.down, self.best = state[3:].reshape(3, size).copy()
+
+    def state(self) -> np.ndarray:
+        return np.concatenate([self.head, self.up, self.down, self.best])
+
+    @property
+    def count(self) -> int:
+        return int(self.head[0])
+
+    def add(self, y: float) -> None:
+        """Bet on ``y`` (in [0, 1]) with the stake fixed by the values before it."""
+        n, total, spread = self.head
+        t = n + 1
+        var = (0.25 + spread) / t  # 1/4 before any value
+        bet = math.sqrt(2 * math.log(2 / self.alpha) / (var * t * math.log1p(t)))
+        total += y
+        spread += (y - (0.5 + total) / (t + 1)) ** 2
+        self.head[:] = (t, total, spread)
+        m = self.grid
+        self.up += np.log1p(np.minimum(bet, BET_CAP / m) * (y - m))
+        self.down += np.log1p(-np.minimum(bet, BET_CAP / (1 - m)) * (y - m))
+        capital = np.logaddexp(self.up, self.down) - math.log(2)
+        np.maximum(self.best, capital, out=self.best)
+
+    def ruled_out(self) -> np.ndarray:
+        """Per candidate: whether its capital ever reached ``1 / alpha``."""
+        return self.best >= math.log(1 / self.alpha)
+
+    def excludes(self, m: float) -> bool:
+        """Whether the candidate ``m`` (on the grid) is ruled out."""
+        return bool(self.ruled_out()[np.searchsorted(self.grid, m)])
+
+    def interval(self) -> tuple[float, float]:
+        """The candidates not ruled out, widened outwards to the nearest ruled-out candidate
+        (or the end of [0, 1]) on each side: never narrower than the set of candidates not
+        ruled out, and at most one grid step wider on each side."""
+        out = self.ruled_out()
+        if out.all():  # every candidate ruled out: a very rare path; say where it was least sure
+            best = float(self.grid[np.argmin(self.best)])
+            return best, best
+        inside = np.flatnonzero(~out)
+        first, last = inside[0], inside[-1]
+        low = float(self.grid[first - 1]) if first else 0.0
+        high = float(self.grid[last + 1]) if last + 1 < len(self.grid) else 1.0
+        return low, high
+
+
+class OneSided:
+    """One-sided capital betting the mean is above ``m``, kept as the values come: the stake
+    is :func:`plugin_bets` at ``level``, capped at :data:`BET_CAP` of what a value could
+    lose; :attr:`best` is the most log capital it ever held (as :func:`log_growth`'s running
+    maximum). ``state``: a saved :meth:`state`."""
+
+    def __init__(self, m: float, level: float, state: np.ndarray | None = None) -> None:
+        self.m, self.level = m, level
+        self.head = np.array([0.0, 0.0, 0.0, 0.0, -np.inf]) if state is None else state.copy()
+
+    def state(self) -> np.ndarray:
+        return self.head.copy()
+
+    @property
+    def best(self) -> float:
+        return float(self.head[4])
+
+    def add(self, y: float) -> None:
+        n, total, spread, growth, best = self.head
+        t = n + 1
+        var = (0.25 + spread) / t
+        bet = math.sqrt(2 * math.log(1 / self.level) / (var * t * math.log1p(t)))
+        total += y
+        spread += (y - (0.5 + total) / (t + 1)) ** 2
+        growth += math.log1p(min(bet, BET_CAP / self.m) * (y - self.m))
+        self.head[:] = (t, total, spread, growth, max(best, growth))
+
+
+def interval(y: np.ndarray, alpha: float, also: float | None = None) -> tuple[float, float]:
+    """The (1 - alpha) confidence sequence of the mean of ``y`` (in [0, 1], one dimension)
+    after its last value, read from the grid (:class:`ConfidenceSequence`); ``also`` is put on
+    the grid, so whether it is inside agrees with the sequence's test of it exactly."""
+    sequence = ConfidenceSequence(alpha, also)
+    for value in y:
+        sequence.add(float(value))
+    return sequence.interval()

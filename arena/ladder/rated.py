@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import astuple
 from typing import TYPE_CHECKING
 
@@ -33,10 +33,12 @@ from arena.ladder.ratings import (
     RatingSettings,
     rate,
 )
+from arena.ladder.running import RUNNING_KEY, Kept
 from arena.ladder.schedule import DESIGN, drawn
 
 if TYPE_CHECKING:
     from arena.ladder.config import LadderConfig
+    from arena.ladder.schedule import MatchSpec
     from arena.ladder.store import Store
 
 RATED_NEXT = "rated_next"
@@ -66,33 +68,38 @@ def rating_key_of(cfg: LadderConfig) -> str:
 
 
 class RatingStream:
-    """The writer's side: rates each match as it is stored (see the module docstring).
-    ``append``: positions are the storage order (a following ladder), not given by the spec."""
+    """The writer's side: rates each match as it is stored (see the module docstring), and
+    keeps the table's tally with it (``running.py``). ``append``: positions are the storage
+    order (a following ladder), not given by the spec; ``scheduled``: the schedule's length
+    (None for a following ladder, whose schedule is what it stored)."""
 
-    def __init__(self, cfg: LadderConfig, append: bool) -> None:
+    def __init__(self, cfg: LadderConfig, append: bool, scheduled: int | None = None) -> None:
         self.rater = Rater(cfg.rating)
         self.key = rating_key_of(cfg)
         self.bots = cfg.bot_names
         self.append = append
+        self.scheduled = scheduled
+        self.kept = Kept(cfg)
 
-    def stored(self, store: Store, position: int, match_id: str) -> None:
-        """``match_id`` was just inserted (inside its transaction): rate it and what it
-        unblocks. Behind the rated prefix, or on a fold not this one, the fold is marked stale
-        for :meth:`settle` to rebuild."""
-        if store.meta(RATING_KEY) != self.key:
+    def stored(self, store: Store, spec: MatchSpec) -> None:
+        """``spec``'s match was just inserted (inside its transaction): rate it and what it
+        unblocks, and keep its set's tally. Behind the rated prefix, or on a fold not this
+        one, both are marked stale for :meth:`settle` to rebuild."""
+        if not self.fresh(store):
             return
         rated_next = int(store.meta(RATED_NEXT) or 0)
-        if self.append:
-            position = rated_next + len(store.queue())
+        position = rated_next + len(store.queue()) if self.append else spec.position
         if position < rated_next:
             store.set_meta(RATING_KEY, "")
+            store.set_meta(RUNNING_KEY, "")
             return
-        store.queue_rating(position, match_id)
+        store.queue_rating(position, spec.match_id)
         self.drain(store, rated_next, everything=False)
+        self.kept.stored(store, position, spec.match_id, spec.set_id, len(spec.bots))
 
     def fresh(self, store: Store) -> bool:
-        """Whether the stored fold is this stream's."""
-        return store.meta(RATING_KEY) == self.key
+        """Whether the stored fold and tally are this stream's."""
+        return store.meta(RATING_KEY) == self.key and self.kept.fresh(store)
 
     def settle(self, store: Store) -> None:
         """Nothing is in flight: rate every queued match, past any gap (a match given up)."""
@@ -142,31 +149,33 @@ class RatingStream:
             if self.append:
                 rated_next = store.count_matches()
             store.unqueue_ratings([], rated_next)
+            self.kept.rebuild(store, ordered, self.scheduled)
 
 
 def current(
     store: Store,
     key: str,
     bots: Sequence[str],
-    stored: Sequence[MatchRecord],
     settings: RatingSettings,
     history: list[HistoryRow] | None = None,
+    before: int | None = None,
 ) -> dict[str, Rating] | None:
-    """The ratings of ``bots`` over ``stored`` (the stored matches of the schedule) read from
-    the store, the queued matches folded on (their history rows appended to ``history`` when
-    given); None when the store's fold is not this one (rated under another key, or over
-    other matches): the caller rates the batch."""
+    """The ratings of ``bots`` over the stored matches of the schedule, read from the store,
+    the queued matches (a few: those stored behind a gap) folded on, their history rows
+    appended to ``history`` when given; ``before``: over the matches before that position
+    only. None when the store's fold is not this one (rated under another key, or over other
+    matches): the caller rates the batch."""
     if store.meta(RATING_KEY) != key:
         return None
+    rated_next = int(store.meta(RATED_NEXT) or 0)
+    if before is not None and before < rated_next:
+        return _as_of(store, bots, settings, before)
     known = dict(store.rating_pairs())
     if not set(known) <= set(bots):
         return None  # it rated matches of bots no longer in the ladder: the batch leaves them out
-    by_id: Mapping[str, MatchRecord] = {m.match_id: m for m in stored}
+    queued = {m: p for p, m in store.queue() if before is None or p < before}
     rater = Rater(settings)
-    for _position, match_id in store.queue():
-        match = by_id.get(match_id)
-        if match is None:
-            return None
+    for match in store.records_of(queued) if queued else []:
         changed, rows = rater.step(known, match)
         known.update(changed)
         if history is not None:
@@ -174,10 +183,23 @@ def current(
     return {bot: Rating(*known.get(bot, rater.fresh)) for bot in bots}
 
 
+def _as_of(
+    store: Store, bots: Sequence[str], settings: RatingSettings, before: int
+) -> dict[str, Rating] | None:
+    """The ratings after the matches before position ``before`` (inside the rated prefix):
+    each bot's last history row before it, fresh when it has none; one indexed read a bot.
+    None when a bot rated there is no longer in the ladder (the batch leaves it out)."""
+    fresh = Rater(settings).fresh
+    if not set(store.rating_pairs()) <= set(bots):
+        return None
+    found = store.ratings_before(bots, before)
+    return {bot: Rating(*found.get(bot, fresh)) for bot in bots}
+
+
 def ratings_of(cfg: LadderConfig, store: Store, stored: Sequence[MatchRecord]) -> dict[str, Rating]:
     """The ratings of the ladder's bots over ``stored`` (every stored match of its schedule):
     the store's, else (an older or re-keyed database not re-rated yet) the batch."""
-    found = current(store, rating_key_of(cfg), cfg.bot_names, stored, cfg.rating)
+    found = current(store, rating_key_of(cfg), cfg.bot_names, cfg.rating)
     return found if found is not None else rate(stored, cfg.rating, cfg.bot_names)[0]
 
 
@@ -185,6 +207,6 @@ def history_of(cfg: LadderConfig, store: Store, stored: Sequence[MatchRecord]) -
     """Every bot's rating after each match of ``stored`` (every stored match of the schedule),
     in schedule order: the store's rows, else the batch's."""
     queued: list[HistoryRow] = []
-    if current(store, rating_key_of(cfg), cfg.bot_names, stored, cfg.rating, queued) is None:
+    if current(store, rating_key_of(cfg), cfg.bot_names, cfg.rating, queued) is None:
         return rate(stored, cfg.rating, cfg.bot_names)[1]
     return store.rating_history() + queued

@@ -86,7 +86,7 @@ class RoundRobin(LadderSchedule):
         return self.specs, store.match_records({s.match_id: s.position for s in self.specs})
 
     def stream(self) -> RatingStream:
-        return RatingStream(self.cfg, append=False)
+        return RatingStream(self.cfg, append=False, scheduled=len(self.specs))
 
     def upcoming(self, store: Store | None) -> list[MatchSpec]:
         done = store.done_ids() if store is not None else set()

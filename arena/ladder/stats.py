@@ -26,7 +26,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from statistics import NormalDist, fmean, stdev
+from fractions import Fraction
+from statistics import NormalDist
 
 import numpy as np
 
@@ -123,32 +124,108 @@ class Estimate:
 NO_SETS = Estimate(0, None, None, None)
 
 
+class Moments:
+    """Count and exact sums of the values, their squares and cubes (as fractions: a float is
+    one), so the mean, spread and skewness do not depend on the order values were added, and
+    a database's copy (``running.py``) equals a fold in memory. ``text``: a saved :meth:`text`."""
+
+    def __init__(self, text: str = "0 0 0 0") -> None:
+        count, *sums = text.split()
+        self.count = int(count)
+        self.sums = [Fraction(x) for x in sums]
+
+    def text(self) -> str:
+        return " ".join([str(self.count), *map(str, self.sums)])
+
+    def add(self, value: float) -> None:
+        x = Fraction(value)
+        self.count += 1
+        self.sums = [self.sums[0] + x, self.sums[1] + x * x, self.sums[2] + x * x * x]
+
+    @property
+    def mean(self) -> float | None:
+        return float(self.sums[0]) / self.count if self.count else None
+
+    @property
+    def sd(self) -> float | None:
+        """The sample standard deviation (None below 2 values)."""
+        if self.count < 2:
+            return None
+        s1, s2, _ = self.sums
+        return math.sqrt(float((s2 - s1 * s1 / self.count) / (self.count - 1)))
+
+    @property
+    def skew(self) -> float | None:
+        """Sample skewness ``mean((x - mean)^3) / sd^3`` (None below 3 values or with no
+        spread), computed exactly before the last rounding."""
+        n = self.count
+        if n < 3:
+            return None
+        s1, s2, s3 = self.sums
+        m2 = (s2 - s1 * s1 / n) / n
+        if m2 == 0:
+            return None
+        m3 = (s3 - 3 * s1 * s2 / n + 2 * s1**3 / n**2) / n
+        return float(m3) / float(m2) ** 1.5
+
+
 def skewness(values: Sequence[float]) -> float | None:
     """Sample skewness ``mean((x - mean)^3) / sd^3`` (None below 3 values or with no spread)."""
-    if len(values) < 3:
-        return None
-    mean = fmean(values)
-    sd = math.sqrt(fmean((v - mean) ** 2 for v in values))
-    return None if sd == 0 else fmean((v - mean) ** 3 for v in values) / sd**3
+    moments = Moments()
+    for value in values:
+        moments.add(value)
+    return moments.skew
+
+
+class Running:
+    """One sequence of per-set values as it grows: its moments and its confidence sequence
+    (:class:`arena.ladder.betting.ConfidenceSequence` on the scaled values, 0 on the grid).
+    The table's columns are kept this way, set by set (``running.py``); :func:`estimate`
+    folds a list of values through the same steps."""
+
+    def __init__(
+        self,
+        bounds: Bounds,
+        confidence: float = CONFIDENCE,
+        state: tuple[str, np.ndarray] | None = None,
+    ) -> None:
+        self.bounds = bounds
+        self.moments = Moments(state[0]) if state else Moments()
+        zero = bounds.to_scale(0.0)
+        saved = state[1] if state else None
+        self.sequence = betting.ConfidenceSequence(1 - confidence, also=zero, state=saved)
+
+    def state(self) -> tuple[str, np.ndarray]:
+        return self.moments.text(), self.sequence.state()
+
+    def add(self, value: float) -> None:
+        """Add one per-set value (OutOfRange outside the bounds)."""
+        if not self.bounds.low <= value <= self.bounds.high:
+            self.bounds.scaled([value])  # raises, saying which value and range
+        self.sequence.add(self.bounds.to_scale(value))
+        self.moments.add(value)
+
+    def estimate(self) -> Estimate:
+        if not self.moments.count:
+            return NO_SETS
+        low, high = self.sequence.interval()
+        return Estimate(
+            sets=self.moments.count,
+            mean=self.moments.mean,
+            sd=self.moments.sd,
+            ci=(float(self.bounds.from_scale(low)), float(self.bounds.from_scale(high))),
+            skew=self.moments.skew,
+            zero_out=self.sequence.excludes(self.bounds.to_scale(0.0)),
+        )
 
 
 def estimate(values: Sequence[float], bounds: Bounds, confidence: float = CONFIDENCE) -> Estimate:
     """Mean of ``values`` (in schedule order) with its anytime-valid confidence sequence."""
-    if not values:
-        return NO_SETS
-    y = bounds.scaled(values)
-    alpha = 1 - confidence
-    zero = bounds.to_scale(0.0)
-    low, high = betting.interval(y, alpha, also=zero)
-    out = bool(betting.ruled_out(y, betting.plugin_bets(y, alpha / 2), zero, alpha))
-    return Estimate(
-        sets=len(values),
-        mean=fmean(values),
-        sd=stdev(values) if len(values) > 1 else None,
-        ci=(float(bounds.from_scale(low)), float(bounds.from_scale(high))),
-        skew=skewness(values),
-        zero_out=out,
-    )
+    bounds.scaled(values)  # the first value out of range named, before any is added
+    running = Running(bounds, confidence)
+    for value in values:
+        running.add(value)
+    return running.estimate()
 
 
 def fewest_sets(bounds: Bounds, confidence: float = CONFIDENCE) -> int:
@@ -183,12 +260,19 @@ def _stronger(est: Estimate) -> int:
     return 1 if est.mean > 0 else -1
 
 
-def verdict(values: Sequence[float], bounds: Bounds, a: str, b: str) -> str:
+def verdict(
+    values: Sequence[float],
+    bounds: Bounds,
+    a: str,
+    b: str,
+    estimates: tuple[Estimate, Estimate] | None = None,
+) -> str:
     """One line on A minus B (per-set values in schedule order): who has the higher mean and
-    who finishes ahead in more sets (each at 95 %, anytime), or what it would take to tell."""
+    who finishes ahead in more sets (each at 95 %, anytime), or what it would take to tell;
+    ``estimates``: those of the values and of their signs, when already computed."""
     if not values:
         return "not distinguishable yet: no duplicate set both played"
-    mean, won = estimate(values, bounds), estimate(signs(values), SIGNS)
+    mean, won = estimates or (estimate(values, bounds), estimate(signs(values), SIGNS))
     names = {1: (a, b), -1: (b, a)}
     by_mean, by_sets = _stronger(mean), _stronger(won)
     if by_mean and by_mean == by_sets:
@@ -239,17 +323,24 @@ def skew_warning(est: Estimate) -> str | None:
 # -- many bots: which orders are established ---------------------------------------------------
 
 
+def pair_capital(level: float) -> betting.OneSided:
+    """The one-sided bettor behind :func:`p_above` on sets won (signs scaled to [0, 1])."""
+    return betting.OneSided(SIGNS.to_scale(0.0), level)
+
+
 def p_above(values: Sequence[float], bounds: Bounds, level: float) -> float:
     """Anytime p-value of "the mean is at most 0": one over the most capital a one-sided
     bettor on "above 0" ever held (stakes tuned for ``level``), capped at 1. Valid at any look
     (Ville's inequality), so a Holm procedure over these keeps its family-wise rate at every
     look (a smaller p-value can only add rejections, and the running maximum is taken)."""
-    if not values:
-        return 1.0
-    y = bounds.scaled(values)
-    zero = bounds.to_scale(0.0)
-    stakes = np.minimum(betting.plugin_bets(y, level), betting.BET_CAP / zero)
-    best = float(betting.log_growth(y, stakes, zero).max())
+    bettor = betting.OneSided(bounds.to_scale(0.0), level)
+    for y in bounds.scaled(values):
+        bettor.add(float(y))
+    return p_value(bettor.best)
+
+
+def p_value(best: float) -> float:
+    """The anytime p-value of a bettor whose log capital reached at most ``best``."""
     return min(1.0, math.exp(-best)) if best > 0 else 1.0
 
 

@@ -39,11 +39,13 @@ from arena.ladder.database import (
 )
 from arena.ladder.rated import RATED_NEXT, RATING_KEY, RatingStream
 from arena.ladder.ratings import HistoryRow, MatchRecord, Pair, Rating, SeatRecord
+from arena.ladder.running import RUNNING_KEY
+from arena.ladder.running import SCHEMA as RUNNING_SCHEMA
 from arena.ladder.schedule import MatchSpec
 from arena.match.bots import BotSpec
 from arena.registry.content import changes
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 
 # Seat columns added by schema 2 (what each bot used and every incident), with their defaults
 # for results stored by schema 1; a schema-1 database is upgraded in place when opened.
@@ -84,6 +86,14 @@ MATCH_COLUMNS = (("sched", "TEXT NOT NULL DEFAULT '{}'"),)
 # Bot columns added later (in place): what its command runs, file by file (path -> digest,
 # JSON), so a program edited in place is not pooled with its stored results; '' = not known.
 BOT_COLUMNS = (("files", "TEXT NOT NULL DEFAULT ''"),)
+
+# What listings read of a match and of its seats (``Store.match_rows``): not the seats' stderr
+# tails, incidents or sandbox figures, which only a match's own page shows.
+LISTED = (
+    ("id", "set_id", "round", "rotation", "seed", "status", "decisions", "duration_ms",
+     "finished_at", "replay_path"),
+    ("match_id", "seat", "bot", "score", "rank", "status", "detail"),
+)  # fmt: skip
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -164,6 +174,7 @@ CREATE TABLE IF NOT EXISTS rating_history (
 ).replace("{void_columns}", ",\n    ".join(f"{name} {decl}" for name, decl in VOID_COLUMNS))
 SCHEMA = SCHEMA.replace("{bot_columns}", ",\n    ".join(f"{n} {d}" for n, d in BOT_COLUMNS))
 SCHEMA = SCHEMA.replace("{match_columns}", ",\n    ".join(f"{n} {d}" for n, d in MATCH_COLUMNS))
+SCHEMA += RUNNING_SCHEMA  # schema 4: the table's tally, kept as sets complete (running.py)
 
 
 class StoreError(RuntimeError):
@@ -293,7 +304,7 @@ class Store:
     def _upgrade(self) -> None:
         """Bring an older database to the current schema, nothing lost: void, bot and match
         columns added in place; a schema-1 database gets the schema-2 seat columns, a schema-2
-        one the schema-3 rating queue."""
+        one the schema-3 rating queue, a schema-3 one the schema-4 tally's tables."""
         added = (("voids", VOID_COLUMNS), ("bots", BOT_COLUMNS), ("matches", MATCH_COLUMNS))
         for table, columns in added:
             have = self.conn.columns(table)
@@ -303,11 +314,12 @@ class Store:
                         if name not in have:
                             self.conn.add_column(table, name, decl)
         schema = self.meta("schema")
-        if schema not in ("1", "2"):
+        if schema not in ("1", "2", "3"):
             return
         have = self.conn.columns("results")
-        # schema 3: the ratings kept as matches are stored (rated.py); no rating key yet, so
-        # the next writer re-rates once and readers rate the batch meanwhile
+        # schema 3: the ratings kept as matches are stored (rated.py); schema 4: the table's
+        # tally (running.py); no key for either yet, so the next writer fills them once and
+        # readers take the batch meanwhile
         self.conn.schema(SCHEMA, ordered=("matches",))
         with self.transaction():
             if schema == "1":
@@ -349,9 +361,9 @@ class Store:
             raise StoreError(f"{where}: not a ladder database ({exc})") from None
         if not meta:  # its tables made, not yet its first rows: a runner is making it now
             raise NoDatabase(f"{where}: no ladder database yet (run `arena ladder run` first)")
-        # a schema-2 database read before a writer upgrades it (a server's, a read-only file):
-        # its ratings are rated from scratch meanwhile (rated.py), nothing else differs
-        readable = ("2",) if self.lock is None else ()
+        # a schema-2 or 3 database read before a writer upgrades it (a server's, a read-only
+        # file): its ratings and table are computed from scratch meanwhile (rated.py)
+        readable = ("2", "3") if self.lock is None else ()
         if meta.get("schema") != SCHEMA_VERSION and meta.get("schema") not in readable:
             raise StoreError(f"{where}: schema {meta.get('schema')!r}, expected {SCHEMA_VERSION}")
         if meta.get("game") != game:
@@ -460,7 +472,7 @@ class Store:
                 f"INSERT INTO results VALUES ({', '.join('?' * len(seats[0]))})", seats
             )
             if self.stream is not None:
-                self.stream.stored(self, spec.position, spec.match_id)
+                self.stream.stored(self, spec)
             self._changed()
 
     def record_void(
@@ -516,8 +528,9 @@ class Store:
                 )
             if bot is not None:
                 self.conn.execute("DELETE FROM bots WHERE name = ?", (bot,))
-            if ids:
-                self.set_meta(RATING_KEY, "")  # the ratings' fold is re-rated from scratch
+            if ids:  # the ratings' fold and the table's tally are rebuilt from scratch
+                self.set_meta(RATING_KEY, "")
+                self.set_meta(RUNNING_KEY, "")
             self._changed()
         return len(ids)
 
@@ -583,11 +596,16 @@ class Store:
         query = f"SELECT id FROM matches ORDER BY {self.conn.insertion_order}"
         return [r[0] for r in self.conn.execute(query)]
 
-    def match_rows(self) -> dict[str, dict[str, Any]]:
-        """Every stored match with its seats, by id (for listings)."""
+    def match_rows(self, full: bool = False) -> dict[str, dict[str, Any]]:
+        """Every stored match with its seats, by id (for listings): the columns listings show
+        (:data:`LISTED`), or with ``full`` every column (stderr tails, incidents, sandbox
+        figures: ``arena ladder matches --format json``)."""
+        match_columns, seat_columns = ("*", "*") if full else (", ".join(c) for c in LISTED)
         with self.conn.snapshot():
-            matches = self.conn.execute("SELECT * FROM matches")
-            results = self.conn.execute("SELECT * FROM results ORDER BY match_id, seat")
+            matches = self.conn.execute(f"SELECT {match_columns} FROM matches")
+            results = self.conn.execute(
+                f"SELECT {seat_columns} FROM results ORDER BY match_id, seat"
+            )
         rows = {r["id"]: dict(r) | {"results": []} for r in matches}
         for r in results:
             rows[r["match_id"]]["results"].append(dict(r))
@@ -727,6 +745,20 @@ class Store:
             "INSERT INTO rating_history VALUES (?, ?, ?, ?, ?)",
             [(h.position, h.match_id, h.bot, h.mu, h.sigma) for h in history],
         )
+
+    def ratings_before(self, bots: Iterable[str], position: int) -> dict[str, Pair]:
+        """Each of ``bots``' rating after its last rated match before ``position`` (those
+        that have one): one indexed read a bot."""
+        query = (
+            "SELECT mu, sigma FROM rating_history WHERE bot = ? AND position < ? "
+            "ORDER BY position DESC LIMIT 1"
+        )
+        found = {}
+        for bot in bots:
+            row = self.conn.execute(query, (bot, position)).fetchone()
+            if row is not None:
+                found[bot] = (row[0], row[1])
+        return found
 
     def clear_ratings(self, key: str) -> None:
         """Drop the ratings' fold (inside a transaction) to rebuild it under ``key``."""

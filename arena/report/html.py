@@ -24,7 +24,6 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from arena.ladder import database
 from arena.ladder.config import LadderConfig
 from arena.ladder.rated import history_of
-from arena.ladder.ratings import head_to_head, seat_effects
 from arena.ladder.standings import standings
 from arena.ladder.store import Store
 from arena.match.replay import ReplayError
@@ -76,14 +75,14 @@ def write_report(cfg: LadderConfig, out: Path, viewers: Mapping[str, str] | None
         rows = store.match_rows()
         # the kept history is over every stored match: used when all are shown
         history = history_of(cfg, store, table.stored) if not table.hidden else table.history
+        schedule, stored, stats, order = table.schedule, table.stored, table.stats, table.order
     finally:
         store.close()
-    schedule, stored, stats, order = table.schedule, table.stored, table.stats, table.order
     if viewers is None:
         viewers = write_viewers([r.match_id for r in stored[-VIEWERS:]], rows, out)
     matches = _match_rows(stored, rows, viewers)
-    effects = [e for e in seat_effects(stored, cfg.rating.score_range) if e.relative.ci is not None]
-    pairs = head_to_head(stored)
+    effects = [e for e in table.seat_effects() if e.relative.ci is not None]
+    pairs = table.head_to_head()
     versions = _versions(cfg, order)
     page = {
         "cfg": cfg,

@@ -15,8 +15,9 @@ from typing import Any
 
 from tabulate import tabulate
 
-from arena.ladder.ratings import BotStats, Comparison, SeatEffect
+from arena.ladder.ratings import BotStats
 from arena.ladder.stats import Estimate, skew_warning
+from arena.ladder.tally import Comparison, SeatEffect
 
 FORMATS = ("table", "markdown", "csv", "json")
 _TABLEFMT = {"table": "simple", "markdown": "github"}

@@ -50,7 +50,7 @@ def _kept(cfg: LadderConfig) -> tuple[dict, list, dict]:
     store = Store.read(cfg.database, cfg.game.id)
     try:
         _, stored = ladder.records(cfg, store)
-        kept = current(store, rating_key_of(cfg), cfg.bot_names, stored, cfg.rating)
+        kept = current(store, rating_key_of(cfg), cfg.bot_names, cfg.rating)
         shown = sorted(astuple(h) for h in history_of(cfg, store, stored))  # the report's
         history = store.conn.execute(
             "SELECT position, match_id, bot, mu, sigma FROM rating_history "
@@ -151,8 +151,7 @@ def test_a_database_made_by_the_previous_version_opens_and_is_rerated_once(
     store = Store.read(cfg.database, cfg.game.id)
     try:
         assert store.meta("schema") == SCHEMA_VERSION
-        _, stored = ladder.records(cfg, store)
-        assert current(store, rating_key_of(cfg), cfg.bot_names, stored, cfg.rating) is None
+        assert current(store, rating_key_of(cfg), cfg.bot_names, cfg.rating) is None
     finally:
         store.close()
     writer = Store.create(cfg.database, cfg.game.id)

@@ -47,7 +47,7 @@ def _contents(location: str | Path) -> dict[str, Any]:
     """Everything stored that does not depend on when or where it was played."""
     store = Store.read(location, "happy_mochi")
     try:
-        rows = store.match_rows()
+        rows = store.match_rows(full=True)
         for row in rows.values():
             for key in WHEN:
                 row.pop(key, None)

@@ -11,13 +11,10 @@ from arena.ladder.ratings import (
     MatchRecord,
     RatingSettings,
     SeatRecord,
-    compare,
-    head_to_head,
-    ladder_stats,
     rate,
-    seat_effects,
     set_relative_scores,
 )
+from arena.ladder.tally import compare, head_to_head, ladder_stats, seat_effects
 from arena.report.tables import compare_table, ladder_table, matches_table, place_labels
 
 BOTS = ("a", "b", "c")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from arena.ladder import run as ladder
 from arena.ladder.config import load_ladder
+from arena.ladder.jobs import MatchJob, Returned
 
 from .helpers import ARENA, ROOT, SyntheticExecutor, arena
 from .test_sprt import ladder_file
@@ -57,14 +58,11 @@ def test_a_score_outside_the_game_range_is_one_error_naming_the_match(tmp_path: 
     remedy it gives (forget the match) works."""
     path = ladder_file(tmp_path)
     path.write_text(path.read_text().replace("seed = 5\n", "seed = 5\nrounds = 2\n"))
-    ladder.run_ladder(load_ladder(path), SyntheticExecutor())
+    cfg = load_ladder(path)
+    first = ladder.schedule_of(cfg)[0]
+    match_id, seat, bot = first.match_id, 0, first.bots[0]
+    ladder.run_ladder(cfg, OutOfRange(match_id))  # stored, and kept, as any result is
     db = tmp_path / "t.db"
-    with sqlite3.connect(db) as conn:
-        match_id, seat, bot = conn.execute(
-            "SELECT match_id, seat, bot FROM results ORDER BY match_id, seat LIMIT 1"
-        ).fetchone()
-        conn.execute("UPDATE results SET score = 12.5 WHERE match_id = ? AND seat = ?",
-                     (match_id, seat))  # fmt: skip
     before = _stored(db)
     expected = (
         f"arena: error: {path}: match {match_id}, seat {seat} (bot {bot!r}): score 12.5 is "
@@ -89,6 +87,20 @@ def test_a_score_outside_the_game_range_is_one_error_naming_the_match(tmp_path: 
     out = arena("ladder", "forget", str(path), "--match", match_id)
     assert out.returncode == 0, out.stderr
     assert show(path).returncode == 0
+
+
+class OutOfRange(SyntheticExecutor):
+    """A game that broke its declared score range in one match: seat 0 scored 12.5."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__()
+        self.match_id = match_id
+
+    def _result(self, job: MatchJob) -> Returned:
+        returned = super()._result(job)
+        if job.match_id == self.match_id and returned.result is not None:
+            returned.result["seats"][0]["score"] = 12.5
+        return returned
 
 
 def _stored(db: Path) -> list[tuple]:

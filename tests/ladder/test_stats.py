@@ -96,8 +96,9 @@ def test_a_jackpot_lead_is_told_apart_from_winning_more_sets() -> None:
 
 
 def test_the_interval_agrees_with_the_test_at_every_candidate() -> None:
-    """A candidate inside the printed interval is one the betting test has not ruled out, and
-    one clearly outside is (the interval is widened outwards, never narrowed)."""
+    """A candidate inside the printed interval, more than one grid step from its ends, is one
+    the betting test has not ruled out, and one outside is (the interval is read from a grid of
+    candidates and widened outwards to the nearest ruled-out one, never narrowed)."""
     rng = np.random.default_rng(3)
     bounds = difference_bounds((0.0, 10.0))
     values = list(np.round(rng.normal(2, 3, 60).clip(-10, 10), 1))
@@ -106,9 +107,11 @@ def test_the_interval_agrees_with_the_test_at_every_candidate() -> None:
     y = bounds.scaled(values)
     bets = betting.plugin_bets(y, ALPHA / 2)
     low, high = est.ci
-    for m in np.linspace(low + 1e-3, high - 1e-3, 25):
+    step = (bounds.high - bounds.low) / (betting.GRID - 1)
+    for m in np.linspace(low + step * 1.01, high - step * 1.01, 25):
         assert not betting.ruled_out(y, bets, bounds.to_scale(m), ALPHA)
-    for m in (low - 0.05, high + 0.05):
+    assert high - low > 4 * step
+    for m in (low - 1e-6, high + 1e-6, low - 0.05, high + 0.05):
         assert betting.ruled_out(y, bets, bounds.to_scale(m), ALPHA)
 
 

@@ -1,0 +1,268 @@
+"""The ladder's table kept up to date in the database, so no read walks the match history.
+
+What ``arena ladder show``, ``h2h``, ``seats`` and ``compare``, the report and the server's
+pages show is a :class:`arena.ladder.tally.Tally` over the stored matches. The store keeps it
+in its ``running_*`` tables, advanced in the transaction that stores the match completing a
+duplicate set (every rotation stored): that set's matches are counted and the set added to
+the sequences, sets in the order they complete (``set_order``). A stored match whose set is
+not complete yet waits in ``pending`` (with its position): the public view (``published.py``)
+leaves it out, the organiser's view counts it on reading (only counts: the statistics are
+over complete sets), a read bounded by the sets in flight. Per complete set the store also
+keeps each bot's relative score (``set_values``), from which ``compare`` reads one pair's sets.
+
+``meta.running_key`` names what the tally depends on (the ratings' key, the seats and the
+game's score range); a database kept under another key, or upgraded from schema 3, is rebuilt
+by its next writer (with the ratings: ``rated.py``) and read meanwhile by the batch. A set with
+a score outside the game's score range sets ``meta.out_of_range``: readers then take the batch,
+which names the offending match.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from arena.ladder import betting, stats
+from arena.ladder.ratings import MatchRecord, ScoreOutOfRange, check_scores, complete_sets
+from arena.ladder.tally import PAIR_LEVEL, Tally, Totals
+
+if TYPE_CHECKING:
+    from arena.ladder.config import LadderConfig
+    from arena.ladder.store import Store
+
+RUNNING_KEY = "running_key"
+OUT_OF_RANGE = "out_of_range"
+SETS_DONE = "sets_done"
+OUTSIDE = "outside"  # stored matches not in the schedule when the tally was rebuilt
+SCHEDULED = "scheduled"  # the schedule's length when the tally was rebuilt ('' if it has none)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS pending (
+    match_id TEXT PRIMARY KEY,
+    set_id TEXT NOT NULL,
+    position INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pending_set ON pending (set_id);
+CREATE TABLE IF NOT EXISTS set_order (set_id TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS set_values (
+    set_id TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    value REAL NOT NULL,
+    PRIMARY KEY (bot, set_id)
+);
+CREATE TABLE IF NOT EXISTS running_totals (
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    ranks INTEGER NOT NULL,
+    scores TEXT NOT NULL,
+    faults TEXT NOT NULL,
+    PRIMARY KEY (kind, name)
+);
+CREATE TABLE IF NOT EXISTS running_sequences (
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    moments TEXT NOT NULL,
+    state TEXT NOT NULL,
+    PRIMARY KEY (kind, name)
+);
+CREATE TABLE IF NOT EXISTS running_pairs (
+    a TEXT NOT NULL,
+    b TEXT NOT NULL,
+    ahead INTEGER NOT NULL,
+    met INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    PRIMARY KEY (a, b)
+);
+CREATE INDEX IF NOT EXISTS rating_history_bot ON rating_history (bot, position);
+"""
+TABLES = ("pending", "set_order", "set_values", "running_totals", "running_sequences",
+          "running_pairs")  # fmt: skip
+BOT, SEAT = "bot", "seat"
+
+
+def running_key(cfg: LadderConfig) -> str:
+    """What the kept tally depends on (see the module docstring)."""
+    from arena.ladder.rated import rating_key_of
+
+    text = json.dumps([rating_key_of(cfg), cfg.seats, list(cfg.rating.score_range)])
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _pack(state: np.ndarray) -> str:
+    return base64.b64encode(state.astype("<f8").tobytes()).decode()
+
+
+def _unpack(text: str) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(text), dtype="<f8").copy()
+
+
+class Kept:
+    """The tally of one ladder as its database keeps it (see the module docstring)."""
+
+    def __init__(self, cfg: LadderConfig) -> None:
+        self.key = running_key(cfg)
+        self.score_range = cfg.rating.score_range
+        self.seats = cfg.seats
+
+    def fresh(self, store: Store) -> bool:
+        return store.meta(RUNNING_KEY) == self.key
+
+    # -- the writer ----------------------------------------------------------------------------
+
+    def stored(self, store: Store, position: int, match_id: str, set_id: str, size: int) -> None:
+        """``match_id`` (of set ``set_id``, of ``size`` rotations) was just inserted at
+        ``position``, inside its transaction: it waits in ``pending`` until its set is whole,
+        then the set is added."""
+        if not self.fresh(store):
+            return
+        store.conn.execute("INSERT INTO pending VALUES (?, ?, ?)", (match_id, set_id, position))
+        rows = store.conn.execute("SELECT match_id, position FROM pending WHERE set_id = ?",
+                                  (set_id,))  # fmt: skip
+        if len(rows) < size:
+            return
+        group = store.records_of({r[0]: r[1] for r in rows})
+        store.conn.execute("DELETE FROM pending WHERE set_id = ?", (set_id,))
+        self.add_sets(store, [group])
+
+    def add_sets(self, store: Store, groups: Sequence[Sequence[MatchRecord]]) -> None:
+        """Count the complete sets ``groups`` and add them, in this order, to what is kept."""
+        bots = sorted({s.bot for group in groups for m in group for s in m.seats})
+        tally = self.load(store, bots)
+        done = int(store.meta(SETS_DONE) or 0)
+        values: list[tuple[str, str, float]] = []
+        order = []
+        for group in groups:
+            try:
+                check_scores(group, self.score_range)
+            except ScoreOutOfRange:
+                store.set_meta(OUT_OF_RANGE, "1")  # readers take the batch, which says where
+                continue
+            for match in group:
+                tally.count(match)
+            set_id = group[0].set_id
+            values += [(set_id, bot, v) for bot, v in tally.add_set(group).items()]
+            done += 1
+            order.append((set_id, done))
+        self.save(store, tally)
+        store.conn.executemany("INSERT INTO set_values VALUES (?, ?, ?)", values)
+        store.conn.executemany("INSERT INTO set_order VALUES (?, ?)", order)
+        store.set_meta(SETS_DONE, str(done))
+
+    def rebuild(self, store: Store, records: Sequence[MatchRecord], scheduled: int | None) -> None:
+        """Keep the tally of ``records`` (every stored match of the schedule) from scratch,
+        inside the caller's transaction: the complete sets in the order they completed (as
+        kept; those never kept, after them in schedule order), the rest pending."""
+        kept = [r[0] for r in store.conn.execute("SELECT set_id FROM set_order ORDER BY seq")]
+        for table in TABLES:
+            store.conn.execute(f"DELETE FROM {table}")
+        for key in (OUT_OF_RANGE, SETS_DONE):
+            store.set_meta(key, "")
+        store.set_meta(RUNNING_KEY, self.key)
+        store.set_meta(OUTSIDE, str(store.count_matches() - len(records)))
+        store.set_meta(SCHEDULED, "" if scheduled is None else str(scheduled))
+        groups = complete_sets(records, kept)
+        whole = {m.match_id for group in groups for m in group}
+        store.conn.executemany(
+            "INSERT INTO pending VALUES (?, ?, ?)",
+            [(m.match_id, m.set_id, m.position) for m in records if m.match_id not in whole],
+        )
+        self.add_sets(store, groups)
+
+    # -- reading and writing the tables --------------------------------------------------------
+
+    def load(self, store: Store, bots: Iterable[str] | None = None) -> Tally:
+        """What is kept, of ``bots`` (and the pairs among them) only when given."""
+        tally = Tally(self.score_range, self.seats)
+        names = None if bots is None else sorted(set(bots))
+        some, pairs, args = "", "", tuple[str, ...]()
+        if names is not None:  # the rows of these bots only, by the tables' keys
+            marks = ", ".join("?" * len(names)) or "NULL"  # none: an empty list
+            some = f" WHERE kind = '{SEAT}' OR name IN ({marks})"
+            pairs = f" WHERE a IN ({marks}) AND b IN ({marks})"
+            args = tuple(names)
+        conn = store.conn
+        for r in conn.execute(f"SELECT * FROM running_totals{some}", args):
+            totals = Totals(r["games"], r["wins"], r["ranks"], Fraction(r["scores"]),
+                            Counter(json.loads(r["faults"])))  # fmt: skip
+            if r["kind"] == BOT:
+                tally.bots[r["name"]] = totals
+            else:
+                tally.seats[int(r["name"])] = totals
+        for r in conn.execute(f"SELECT * FROM running_sequences{some}", args):
+            running = stats.Running(tally.bounds, state=(r["moments"], _unpack(r["state"])))
+            if r["kind"] == BOT:
+                tally.relative[r["name"]] = running
+            else:
+                tally.seat_relative[int(r["name"])] = running
+        for r in conn.execute(f"SELECT * FROM running_pairs{pairs}", args * 2):
+            pair = (r["a"], r["b"])
+            if r["met"]:
+                tally.h2h[pair] = [r["ahead"], r["met"]]
+            if r["state"]:
+                zero = stats.SIGNS.to_scale(0.0)
+                tally.pairs[pair] = betting.OneSided(zero, PAIR_LEVEL, _unpack(r["state"]))
+        return tally
+
+    def save(self, store: Store, tally: Tally) -> None:
+        """Write every entry of ``tally`` (those loaded and changed, or all of a rebuild)."""
+        totals = [(BOT, name, t) for name, t in tally.bots.items()]
+        totals += [(SEAT, str(index), t) for index, t in tally.seats.items()]
+        store.conn.executemany(
+            "INSERT INTO running_totals VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (kind, name) "
+            "DO UPDATE SET games = excluded.games, wins = excluded.wins, ranks = excluded.ranks, "
+            "scores = excluded.scores, faults = excluded.faults",
+            [(kind, name, t.games, t.wins, t.ranks, str(t.scores),
+              json.dumps(dict(sorted(t.faults.items())))) for kind, name, t in totals],
+        )  # fmt: skip
+        sequences = [(BOT, name, r) for name, r in tally.relative.items()]
+        sequences += [(SEAT, str(index), r) for index, r in tally.seat_relative.items()]
+        store.conn.executemany(
+            "INSERT INTO running_sequences VALUES (?, ?, ?, ?) ON CONFLICT (kind, name) "
+            "DO UPDATE SET moments = excluded.moments, state = excluded.state",
+            [(kind, name, *_texts(r)) for kind, name, r in sequences],
+        )
+        pairs = sorted(set(tally.h2h) | set(tally.pairs))
+        store.conn.executemany(
+            "INSERT INTO running_pairs VALUES (?, ?, ?, ?, ?) ON CONFLICT (a, b) DO UPDATE SET "
+            "ahead = excluded.ahead, met = excluded.met, state = excluded.state",
+            [(a, b, *tally.h2h.get((a, b), (0, 0)),
+              _pack(tally.pairs[a, b].state()) if (a, b) in tally.pairs else "")
+             for a, b in pairs],
+        )  # fmt: skip
+
+    def pending(self, store: Store) -> list[MatchRecord]:
+        """The stored matches whose set is not complete yet (a few: the sets in flight)."""
+        rows = store.conn.execute("SELECT match_id, position FROM pending")
+        return store.records_of({r[0]: r[1] for r in rows}) if rows else []
+
+    def pair_sets(self, store: Store, a: str, b: str) -> list[tuple[float, float]]:
+        """A's and B's relative scores in each complete set both played, in set order: one
+        pair's sets, read by the index of A's."""
+        query = (
+            "SELECT x.value, y.value FROM set_values x "
+            "JOIN set_values y ON y.set_id = x.set_id AND y.bot = ? "
+            "JOIN set_order o ON o.set_id = x.set_id WHERE x.bot = ? ORDER BY o.seq"
+        )
+        return [(r[0], r[1]) for r in store.conn.execute(query, (b, a))]
+
+    def order(self, store: Store) -> list[str]:
+        """The complete sets kept, in the order they were completed."""
+        return [r[0] for r in store.conn.execute("SELECT set_id FROM set_order ORDER BY seq")]
+
+    def usable(self, store: Store) -> bool:
+        """Whether readers can read the tally kept (fresh, and every kept score in range)."""
+        return self.fresh(store) and not store.meta(OUT_OF_RANGE)
+
+
+def _texts(running: stats.Running) -> tuple[str, str]:
+    moments, state = running.state()
+    return moments, _pack(state)
