@@ -42,6 +42,7 @@ caused it.
 from __future__ import annotations
 
 import json
+import math
 import random
 import secrets
 import time
@@ -287,7 +288,7 @@ class Referee:
             if self._over_time():
                 continue
             self._expire_deadlines(time.monotonic())
-            deadlines = [s.ask.deadline for s in self.seats if s.playing and s.ask is not None]
+            deadlines = [s.ask.wake_at for s in self.seats if s.playing and s.ask is not None]
             if deadlines:
                 self._wait(min(deadlines))
 
@@ -305,6 +306,7 @@ class Referee:
         """At a window's deadline: what the seat had, when it is late; None when its deadline
         moved on. Raises Starved when the host kept it from running up to the ceiling."""
         assert seat.conn is not None
+        self._measure(seat, window, now)
         spent = Spent.of(window, now, seat.conn.reading(), self._referee_waits(seat, 0))
         verdict = seat.clock.judge(window, spent, now)
         if verdict is Verdict.EXTEND:
@@ -315,6 +317,13 @@ class Referee:
                 f"it had {spent.shown()} of a budget of {window.budget_ms:.0f} ms"
             )
         return spent if verdict is Verdict.FAULT else None
+
+    def _measure(self, seat: _Seat, window: Window, now: float) -> None:
+        """Read a window's counters at ``now`` if they were not read yet: its bot's, and the
+        referee's own waits."""
+        if window.measured_at is None:
+            assert seat.conn is not None
+            window.measure(now, seat.conn.reading(), self.latency.waited_ms())
 
     def _referee_waits(self, seat: _Seat, answers: int) -> float | None:
         """The referee's waits for a CPU, credited to a seat that sent it nothing but its
@@ -349,9 +358,10 @@ class Referee:
         view, options = state.view(seat.index), list(decision.options)
         clock = seat.clock.told()
         msg = messages.turn(seq, decision.kind, decision.prompt, options, view, events, clock)
-        assert seat.conn is not None
-        reading, waited = seat.conn.reading(), self.latency.waited_ms()
-        seat.ask = seat.clock.ask(seq, decision, time.monotonic(), reading, waited)
+        now = time.monotonic()
+        seat.ask = ask = seat.clock.ask(seq, decision, now, measured=False)
+        if not seat.clock.defers:
+            self._measure(seat, ask, now)
         seat.last_seq = seq
         seat.ledger.new_turn()
         self._send(seat, msg)
@@ -382,11 +392,16 @@ class Referee:
             conn.watch_output()
         pending = any(conn.channel.pending for _, conn in connected)
         until = min(until, self.clock.ends_at)
-        timeout = 0 if pending else max(0, int((until - time.monotonic()) * 1000))  # whole ms
+        # In whole ms, rounded up: a wake is never early for the moment it waits for.
+        timeout = 0 if pending else max(0, math.ceil((until - time.monotonic()) * 1000))
         asked = time.monotonic()
         ready = dict(self.poller.poll(timeout))
+        now = time.monotonic()
         if not ready and timeout > 0:
-            self.latency.woke(asked + timeout / 1000, time.monotonic())
+            self.latency.woke(asked + timeout / 1000, now)
+        for seat, _ in connected:  # decisions unanswered long enough to read their counters
+            if seat.playing and seat.ask is not None and seat.ask.unmeasured(now):
+                self._measure(seat, seat.ask, now)
         read: list[tuple[float, int, Frame]] = []
         for seat, conn in connected:
             if conn.ready(ready):
@@ -467,6 +482,7 @@ class Referee:
         spent = None
         if seat.clock.measures(ask, received):
             assert seat.conn is not None
+            self._measure(seat, ask, received)
             spent = Spent.of(ask, received, seat.conn.reading(), self._referee_waits(seat, 1))
         timing = seat.clock.answer(ask, received, spent)
         if timing is None:  # read after the deadline, or its budget used: never accepted
