@@ -204,6 +204,7 @@ class Referee:
     def _start(self, seating: Seating) -> None:
         for seat in self.seats:
             seat.conn = seating.open(seat.index, seat.spec)
+        self.latency.list_threads()  # with ZeroMQ's I/O thread, started by the first socket
         for seat in self.seats:
             assert seat.conn is not None
             if seat.conn.reused:
@@ -306,7 +307,7 @@ class Referee:
         """At a window's deadline: what the seat had, when it is late; None when its deadline
         moved on. Raises Starved when the host kept it from running up to the ceiling."""
         assert seat.conn is not None
-        self._measure(seat, window, now)
+        self._measure(seat, window)
         spent = Spent.of(window, now, seat.conn.reading(), self._referee_waits(seat, 0))
         verdict = seat.clock.judge(window, spent, now)
         if verdict is Verdict.EXTEND:
@@ -318,11 +319,12 @@ class Referee:
             )
         return spent if verdict is Verdict.FAULT else None
 
-    def _measure(self, seat: _Seat, window: Window, now: float) -> None:
-        """Read a window's counters at ``now`` if they were not read yet: its bot's, and the
+    def _measure(self, seat: _Seat, window: Window) -> None:
+        """Read a window's counters now if they were not read yet: its bot's, and the
         referee's own waits."""
         if window.measured_at is None:
             assert seat.conn is not None
+            now = time.monotonic()  # before the reading: the moments credited end here
             window.measure(now, seat.conn.reading(), self.latency.waited_ms())
 
     def _referee_waits(self, seat: _Seat, answers: int) -> float | None:
@@ -361,7 +363,7 @@ class Referee:
         now = time.monotonic()
         seat.ask = ask = seat.clock.ask(seq, decision, now, measured=False)
         if not seat.clock.defers:
-            self._measure(seat, ask, now)
+            self._measure(seat, ask)
         seat.last_seq = seq
         seat.ledger.new_turn()
         self._send(seat, msg)
@@ -399,9 +401,6 @@ class Referee:
         now = time.monotonic()
         if not ready and timeout > 0:
             self.latency.woke(asked + timeout / 1000, now)
-        for seat, _ in connected:  # decisions unanswered long enough to read their counters
-            if seat.playing and seat.ask is not None and seat.ask.unmeasured(now):
-                self._measure(seat, seat.ask, now)
         read: list[tuple[float, int, Frame]] = []
         for seat, conn in connected:
             if conn.ready(ready):
@@ -415,6 +414,9 @@ class Referee:
         for seat, conn in connected:
             if conn.exited(ready):
                 self._on_exit(seat, conn)
+        for seat, _ in connected:  # decisions still unanswered long enough to read counters for
+            if seat.playing and seat.ask is not None and seat.ask.unmeasured(now):
+                self._measure(seat, seat.ask)
 
     def _on_frame(self, seat: _Seat, frame: Frame) -> None:
         """Charge the seat for the message, then decode it and act on it."""
@@ -482,7 +484,7 @@ class Referee:
         spent = None
         if seat.clock.measures(ask, received):
             assert seat.conn is not None
-            self._measure(seat, ask, received)
+            self._measure(seat, ask)
             spent = Spent.of(ask, received, seat.conn.reading(), self._referee_waits(seat, 1))
         timing = seat.clock.answer(ask, received, spent)
         if timing is None:  # read after the deadline, or its budget used: never accepted
