@@ -41,6 +41,7 @@ caused it.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import random
@@ -467,7 +468,7 @@ class Referee:
     def _welcome(self, seat: _Seat) -> None:
         """Start the seat's match: ``welcome``, saying whether its process will be kept."""
         seat.greeted = True
-        game = game_info(self.game, self.options)
+        game = _welcome_game(self.game, json.dumps(self.options, sort_keys=True))
         n = len(self.seats)
         limits = self.limits.as_dict()
         msg = messages.welcome(self.match_id, seat.index, n, game, limits, self._kept(seat))
@@ -659,6 +660,14 @@ def game_info(game: Game, options: Mapping[str, Any]) -> dict[str, Any]:
         "options": dict(options),
         "data": game.public_data(options),
     }
+
+
+@functools.lru_cache(maxsize=16)
+def _welcome_game(game: Game, options: str) -> dict[str, Any]:
+    """:func:`game_info` for the given options (as canonical JSON), built once per process
+    for every welcome of every match with them (Motora's costs more than a short match's
+    turns). Only encoded by the referee, never handed to a bot's code as an object."""
+    return game_info(game, json.loads(options))
 
 
 def _note(seat: _Seat, info: str) -> str:
