@@ -9,7 +9,7 @@ applied without asking, welcome and game_over):
   processes are kept between matches (the pool is warmed by one match first), in the sandbox
   this machine gives bots; wall time and the referee process's CPU time (all its threads, so
   libzmq's I/O thread too) over the bots' decisions. On the pipe and on ZeroMQ; also the Python
-  SDK random bot on the pipe;
+  SDK random bot on the pipe (its referee CPU per decision has the same target, 80 us);
 * the floors: a raw round trip of the same turn bytes (a real Happy Mochi turn) to the same C++
   bot started the same way, over a pipe pair and over a ZeroMQ ROUTER, from a loop that does
   nothing else;
@@ -17,12 +17,16 @@ applied without asking, welcome and game_over):
   ``random_mover``, which answers every ``go`` at once; wall time over the plies its PGN counts
   (and the CPU of fastchess and both engines over them). Like Arena's bots its engines are kept
   between games (fastchess's default ``restart=off``); unlike them they run without a sandbox;
+* the match folder: short matches (Happy Mochi cut to one turn, C++ bots kept, pipe) with
+  each match's folder on the tmpfs the referee uses and on disk (``/var/tmp``): wall and
+  referee CPU per match;
 * workers: ladders on 2 local workers against 1, of long matches (whole Motora games) and of
   short ones (Happy Mochi cut to one turn), C++ bots kept, on the pipe; beside what this
   machine gives 2 processes now against 1 (pure Python spinning in each: 2.0 on 2 idle cores,
   less when the machine is shared).
 
-The kinds are measured in turns, block after block, so that a load that drifts hits all alike.
+The kinds are measured in turns, block after block (A B A B ...), so that a load that drifts
+hits all alike, and each row gives the mean 1-minute load average over the blocks it compares.
 The referee's CPU per decision is also given for the other games (their engines' view and rules
 cost more than Happy Mochi's), each beside its engine's own share: ``view``, ``events_since``,
 ``act``, ``pending`` and the turn's encoding for the same decisions, timed in this process.
@@ -45,26 +49,29 @@ import os
 import random
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import ladder as ladder_bench
 import transport
 import zmq
-from throughput import report, row
+from throughput import load, report, row
 
 from arena import sandbox
 from arena.games import load_game
 from arena.match.bots import BotSpec, parse_bot
 from arena.match.pool import BotPool
 from arena.match.referee import play_match
+from arena.sandbox import workdirs
 from protocol import codec, messages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,6 +82,8 @@ SEATS = {"happy_mochi": 2, "mai_star": 3, "motora": 2, "mottainai": 2}
 ENGINE = Path("app/tests/mock/engine/random_mover")  # beside the fastchess binary
 RESULTS = Path(__file__).parent / "results" / "decision_loop.json"
 TARGET_CPU_US = 80.0  # issue 30: the referee's CPU per decision
+TMPFS = workdirs.match_base()  # where this process makes match folders (a tmpfs if there is one)
+DISK = Path("/var/tmp")  # match folders on disk, to compare
 
 
 @dataclass
@@ -84,11 +93,17 @@ class Sample:
     wall_s: float = 0.0
     cpu_s: float = 0.0
     count: int = 0
+    loads: list[float] = field(default_factory=list)  # the 1-minute load after each block
 
     def add(self, other: Sample) -> None:
         self.wall_s += other.wall_s
         self.cpu_s += other.cpu_s
         self.count += other.count
+        self.loads.append(load())
+
+    @property
+    def load(self) -> float:
+        return round(statistics.fmean(self.loads), 2) if self.loads else load()
 
     @property
     def wall_us(self) -> float:
@@ -112,12 +127,14 @@ def python_bots(transport_name: str) -> list[BotSpec]:
     ]
 
 
-def arena(bots: list[BotSpec], seeds: range, game_id: str = GAME) -> Sample:
+def arena(
+    bots: list[BotSpec], seeds: range, game_id: str = GAME, options: dict[str, Any] | None = None
+) -> Sample:
     """Full matches of ``bots`` with kept processes (started by a first match, not timed)."""
     game, pool = load_game(game_id), BotPool()
 
     def play(seed: int) -> int:
-        result = play_match(game, bots, seed, pool=pool)
+        result = play_match(game, bots, seed, options, pool=pool)
         assert result.void is None and all(s.status == "ok" for s in result.seats), result
         return sum(s.decisions for s in result.seats)
 
@@ -128,6 +145,17 @@ def arena(bots: list[BotSpec], seeds: range, game_id: str = GAME) -> Sample:
         return Sample(time.perf_counter() - wall, time.process_time() - cpu, decisions)
     finally:
         pool.close()
+
+
+SHORT = {"max_rounds": 1, "max_turns_per_round": 1}  # Happy Mochi cut to one turn
+
+
+def short_matches(base: Path, seeds: range) -> Sample:
+    """Short matches of kept C++ bots on the pipe with every match folder made in ``base``:
+    wall and CPU per match (``count``: matches, not decisions)."""
+    with mock.patch.object(workdirs, "match_base", lambda: base):
+        played = arena(cpp_bots("pipe"), seeds, GAME, SHORT)
+    return Sample(played.wall_s, played.cpu_s, len(seeds))
 
 
 def sample_turn() -> bytes:
@@ -252,12 +280,15 @@ def measure(
     blocks: int, matches: int, round_trips: int, rounds: int, engines: tuple[Path, Path] | None
 ) -> dict[str, Sample]:
     """Every kind ``blocks`` times, in turns; the totals per kind."""
+    shorts = 25 * matches
     kinds: dict[str, Callable[[int], Sample]] = {
         "pipe": lambda b: arena(cpp_bots("pipe"), range(b * matches, (b + 1) * matches)),
         "zmq": lambda b: arena(cpp_bots("zmq"), range(b * matches, (b + 1) * matches)),
         "sdk_pipe": lambda b: arena(python_bots("pipe"), range(b * matches, (b + 1) * matches)),
         "raw_pipe": lambda b: raw("pipe", round_trips),
         "raw_zmq": lambda b: raw("zmq", round_trips),
+        "short_tmpfs": lambda b: short_matches(TMPFS, range(b * shorts, (b + 1) * shorts)),
+        "short_disk": lambda b: short_matches(DISK, range(b * shorts, (b + 1) * shorts)),
     }
     if engines is not None:
         kinds["fastchess"] = lambda b: fastchess(*engines, rounds)
@@ -274,7 +305,9 @@ def other_games(matches: int) -> dict[str, tuple[Sample, Sample]]:
     for game_id, seats in SEATS.items():
         bots = [parse_bot(f"c{i}=pipe:{CPP_BOT} --seed {i}", ROOT) for i in range(seats)]
         seeds = range(100, 100 + matches)
-        out[game_id] = (arena(bots, seeds, game_id), engine_share(game_id, seeds))
+        referee, engine = arena(bots, seeds, game_id), engine_share(game_id, seeds)
+        referee.loads.append(load())
+        out[game_id] = (referee, engine)
     return out
 
 
@@ -303,26 +336,45 @@ def cores(seconds: float = 2.0) -> float:
     return two / spin(seconds)
 
 
-def workers(long_rounds: int, short_rounds: int) -> list[dict[str, Any]]:
+def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, Any]]:
     """Ladders on 2 local workers against 1: long matches (whole Motora games) and short ones
     (Happy Mochi cut to one turn), C++ random bots kept, on the pipe; beside what the machine
-    gives 2 processes now."""
+    gives 2 processes now against 1. Each ``blocks`` times in turns (1 worker, 2 workers, the
+    spinning processes), so that a drifting load hits all alike; rates are the blocks' means."""
     pipe, bot = ['transport = "pipe"'], str(CPP_BOT)
-    kinds = {
-        "long": dict(game="motora", short=False, rounds=long_rounds),
-        "short": dict(game="happy_mochi", short=True, rounds=short_rounds),
+    kinds: dict[str, dict[str, Any]] = {
+        "long": dict(game="motora", short=False),
+        "short": dict(game="happy_mochi", short=True),
     }
-    rows, floor = [], cores()
+    rounds = {"long": long_rounds, "short": short_rounds}
+    rates: dict[tuple[str, int], list[float]] = {(k, n): [] for k in kinds for n in (1, 2)}
+    floors, loads = [], []
+    for _ in range(blocks):
+        for what, kind in kinds.items():
+            for n in (1, 2):
+                got = ladder_bench.measure(n, rounds[what], pipe, bot=bot, **kind)
+                rates[what, n].append(got["matches_per_s"])
+                loads.append(load())
+        floors.append(cores())
+        loads.append(load())
+    rows = []
     for what, kind in kinds.items():
-        rounds = kind.pop("rounds")
-        one, two = (
-            ladder_bench.measure(n, rounds, pipe, bot=bot, **kind)["matches_per_s"] for n in (1, 2)
-        )
+        one, two = (statistics.fmean(rates[what, n]) for n in (1, 2))
         goal = {"long": ">= 1.7", "short": ">= 1.3"}[what]
         figure = f"ladder of {what} matches ({kind['game']}), C++ bots kept, pipe, 2 workers"
         rows.append(row(figure, two, "1 local worker", one, "matches/s", goal))
+    floor = statistics.fmean(floors)
     rows.append(row("2 processes spinning in pure Python", floor, "1 process", 1.0, "x", ""))
+    for line in rows:
+        line["load_1min"] = round(statistics.fmean(loads), 2)
     return rows
+
+
+def at(line: dict[str, Any], *samples: Sample) -> dict[str, Any]:
+    """``line`` with the mean 1-minute load over the blocks of the samples it compares."""
+    loads = [x for sample in samples for x in sample.loads]
+    line["load_1min"] = round(statistics.fmean(loads), 2) if loads else load()
+    return line
 
 
 def rows_of(
@@ -330,37 +382,52 @@ def rows_of(
 ) -> list[dict[str, Any]]:
     """The table: Arena's decision loop beside fastchess (when measured) and the raw floors."""
     pipe, zmq_, sdk = totals["pipe"], totals["zmq"], totals["sdk_pipe"]
+    raw_pipe, raw_zmq = totals["raw_pipe"], totals["raw_zmq"]
+    tmpfs, disk = totals["short_tmpfs"], totals["short_disk"]
     cpp = f"Arena, {GAME}, C++ bots kept"
     rows = []
     if "fastchess" in totals:
         chess = totals["fastchess"]
         rows += [
-            row(f"{cpp}, pipe: wall per decision, referee's work included", pipe.wall_us,
-                "fastchess: wall per ply, random_mover engines", chess.wall_us, "us", "<= 3"),
-            row(f"{cpp}, zmq: the same", zmq_.wall_us, "fastchess, the same", chess.wall_us,
-                "us", ""),
-            row(f"{cpp}, pipe: referee CPU per decision (bots not counted)", pipe.cpu_us,
-                "fastchess: CPU per ply, both engines counted", chess.cpu_us, "us", ""),
+            at(row(f"{cpp}, pipe: wall per decision, referee's work included", pipe.wall_us,
+                   "fastchess: wall per ply, random_mover engines", chess.wall_us, "us", "<= 3"),
+               pipe, chess),
+            at(row(f"{cpp}, zmq: the same", zmq_.wall_us, "fastchess, the same", chess.wall_us,
+                   "us", ""), zmq_, chess),
+            at(row(f"{cpp}, pipe: referee CPU per decision (bots not counted)", pipe.cpu_us,
+                   "fastchess: CPU per ply, both engines counted", chess.cpu_us, "us", ""),
+               pipe, chess),
         ]  # fmt: skip
+    folder = f"{TMPFS} ({workdirs.filesystem(TMPFS)})"
+    on_disk = f"{DISK} ({workdirs.filesystem(DISK)})"
     return [
         *rows,
-        row(f"{cpp}, pipe: wall per decision", pipe.wall_us,
-            "raw pipe round trip of a real turn to the same C++ bot", totals["raw_pipe"].wall_us,
-            "us", ""),
-        row(f"{cpp}, zmq: wall per decision", zmq_.wall_us,
-            "raw ZeroMQ ROUTER round trip, the same", totals["raw_zmq"].wall_us, "us", ""),
-        row("raw ZeroMQ round trip", totals["raw_zmq"].wall_us, "raw pipe round trip",
-            totals["raw_pipe"].wall_us, "us", ""),
-        row(f"{cpp}, pipe: referee CPU per decision", pipe.cpu_us, "issue 30's target",
-            TARGET_CPU_US, "us", "<= 1"),
-        row(f"{cpp}, zmq: referee CPU per decision (libzmq's I/O thread included)", zmq_.cpu_us,
-            "the same on the pipe", pipe.cpu_us, "us", ""),
-        row(f"Arena, {GAME}, Python SDK random bots kept, pipe: wall per decision", sdk.wall_us,
-            "the same with C++ bots", pipe.wall_us, "us", ""),
+        at(row(f"{cpp}, pipe: wall per decision", pipe.wall_us,
+               "raw pipe round trip of a real turn to the same C++ bot", raw_pipe.wall_us,
+               "us", ""), pipe, raw_pipe),
+        at(row(f"{cpp}, zmq: wall per decision", zmq_.wall_us,
+               "raw ZeroMQ ROUTER round trip, the same", raw_zmq.wall_us, "us", ""),
+           zmq_, raw_zmq),
+        at(row("raw ZeroMQ round trip", raw_zmq.wall_us, "raw pipe round trip",
+               raw_pipe.wall_us, "us", ""), raw_zmq, raw_pipe),
+        at(row(f"{cpp}, pipe: referee CPU per decision", pipe.cpu_us, "issue 30's target",
+               TARGET_CPU_US, "us", "<= 1"), pipe),
+        at(row(f"Arena, {GAME}, Python SDK random bots kept, pipe: referee CPU per decision",
+               sdk.cpu_us, "issue 30's target", TARGET_CPU_US, "us", "<= 1"), sdk),
+        at(row(f"{cpp}, zmq: referee CPU per decision (libzmq's I/O thread included)",
+               zmq_.cpu_us, "the same on the pipe", pipe.cpu_us, "us", ""), zmq_, pipe),
+        at(row(f"Arena, {GAME}, Python SDK random bots kept, pipe: wall per decision",
+               sdk.wall_us, "the same with C++ bots", pipe.wall_us, "us", ""), sdk, pipe),
+        at(row(f"short matches ({GAME} cut to one turn), C++ bots kept, pipe: wall per match, "
+               f"match folders in {folder}", tmpfs.wall_us / 1000,
+               f"the same, match folders in {on_disk}", disk.wall_us / 1000, "ms", ""),
+           tmpfs, disk),
+        at(row("the same: referee CPU per match, match folders in the first", tmpfs.cpu_us / 1000,
+               "the same, in the second", disk.cpu_us / 1000, "ms", ""), tmpfs, disk),
         *(
-            row(f"Arena, {game_id}, C++ bots kept, pipe: referee CPU per decision",
-                referee.cpu_us, "its engine's share: view, events, turn encoded, act, pending",
-                engine.cpu_us, "us", "")
+            at(row(f"Arena, {game_id}, C++ bots kept, pipe: referee CPU per decision",
+                   referee.cpu_us, "its engine's share: view, events, turn encoded, act, "
+                   "pending", engine.cpu_us, "us", ""), referee, engine)
             for game_id, (referee, engine) in games.items()
         ),
     ]  # fmt: skip
@@ -377,7 +444,7 @@ def main() -> None:
     scale = 1 if args.quick else 4
     totals = measure(2 * scale, 2, 1000, 5, engines)
     counts = {kind: sample.count for kind, sample in totals.items()}
-    rows = [*rows_of(totals, other_games(scale)), *workers(scale, 3 * scale)]
+    rows = [*rows_of(totals, other_games(scale)), *workers(2, 3 * scale, max(2, scale))]
     report(rows, RESULTS, quick=args.quick, counts=counts)
 
 

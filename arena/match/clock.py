@@ -11,6 +11,11 @@ process:
   "wall"``, the default) the wall time less the time the host kept it from running (its bot's
   threads and the referee's waited for a CPU), never less than the CPU time the bot used; on
   the CPU clock (``clock = "cpu"``) the CPU time its bot used (see :class:`Spent`);
+* the counters a charge is measured with (the bot's CPU time and waits, the referee's waits)
+  are read when a decision has gone unanswered for ``MEASURE_AFTER_MS``, not when it is sent:
+  an answer sooner is charged its wall time (well under ``move_ms``) and never needs them, so
+  a fast bot's turn reads no counter at all. The moments between the turn sent and the
+  counters read are counted as the referee's waits (see :class:`Spent`);
 * an answer counts from the moment it was read. At a window's deadline the seat is judged
   (:meth:`SeatClock.judge`): if it has had its budget it is late (``FAULT``) and an answer read
   then is never accepted; if the host kept it from having it the deadline moves on by what it
@@ -44,6 +49,10 @@ a host that gives it a tenth of a core (a load of 20 runnable tasks on 2 cores, 
 issue 27 saw), and a bot that burns CPU on such a host has its budget of CPU and is ruled.
 Worse than that the match is not worth playing and is replayed (``load:``); the wait is bounded."""
 
+MEASURE_AFTER_MS = 1.0
+"""How long a decision goes unanswered on the wall clock before its counters are read (at most
+a tenth of ``move_ms``): reading them costs the referee more than a fast bot's whole answer."""
+
 MIN_STEP_MS = 10.0
 """The least a deadline moves at a time: a seat is judged again no sooner (a bound on wakes)."""
 
@@ -62,7 +71,7 @@ class Verdict(Enum):
 class Window:
     """A span a seat has for something (its hello, a decision): when it began, its budget, when
     it is judged next, the wall-clock ceiling, and what the bot and the referee had had of the
-    machine when it began."""
+    machine when it was measured: when it began, or a moment later (:meth:`measure`)."""
 
     sent_at: float
     deadline: float  # moved on (EXTEND) while the host starves the seat
@@ -70,9 +79,25 @@ class Window:
     budget_ms: float
     start: Reading
     referee_wait_ms: float | None
+    measured_at: float | None  # when ``start`` was read (None: not yet, see ``measure_by``)
+    measure_by: float  # when it is to be read at the latest
 
     def overdue(self, now: float) -> bool:
         return now >= self.deadline
+
+    @property
+    def wake_at(self) -> float:
+        """When the referee must look at this window next: to read its counters, or to judge
+        it at its deadline."""
+        return self.deadline if self.measured_at is not None else self.measure_by
+
+    def unmeasured(self, now: float) -> bool:
+        """Its counters are still to be read, and it is time to."""
+        return self.measured_at is None and now >= self.measure_by
+
+    def measure(self, now: float, reading: Reading, referee_wait_ms: float | None) -> None:
+        """Keep the bot's and the referee's readings at ``now`` as the window's start."""
+        self.start, self.referee_wait_ms, self.measured_at = reading, referee_wait_ms, now
 
 
 @dataclass
@@ -92,7 +117,9 @@ class Spent:
     the referee's threads (its ZeroMQ I/O thread writes it out), then the bot's, then the
     referee's again (it reads the answer), one after the other; each wait is the host's doing,
     not the bot's. (Waits at the same moment are counted twice: on a loaded host, in the bot's
-    favour, and never below its CPU time.)
+    favour, and never below its CPU time.) A window measured after it began counts the moments
+    before as the referee's waits: ``MEASURE_AFTER_MS``, or longer only when the referee could
+    not run then; a seat whose referee waits are not counted (it flooded) has none of them.
     """
 
     wall_ms: float
@@ -115,10 +142,11 @@ class Spent:
         def delta(end: float | None, begin: float | None) -> float | None:
             return None if end is None or begin is None else max(0.0, end - begin)
 
-        waits = [
-            delta(reading.wait_ms, window.start.wait_ms),
-            delta(referee_wait_ms, window.referee_wait_ms),
-        ]
+        assert window.measured_at is not None, "the window's counters are read first"
+        referee = delta(referee_wait_ms, window.referee_wait_ms)
+        if referee is not None:
+            referee += (window.measured_at - window.sent_at) * 1000
+        waits = [delta(reading.wait_ms, window.start.wait_ms), referee]
         known = [w for w in waits if w is not None]
         cpu = delta(reading.cpu_ms, window.start.cpu_ms)
         return cls((now - window.sent_at) * 1000, cpu, sum(known) if known else None)
@@ -159,8 +187,9 @@ class SeatClock:
     def hello(self, now: float, referee_wait_ms: float | None) -> Window:
         """The window to say hello in, from a bot's start (its cgroup new: nothing used yet)."""
         budget = self.limits.init_ms + self.limits.grace_ms
-        ceiling = self._ceiling(now, budget)
-        return Window(now, now + budget / 1000, ceiling, budget, Reading(0.0, 0.0), referee_wait_ms)
+        deadline, ceiling = now + budget / 1000, self._ceiling(now, budget)
+        start = Reading(0.0, 0.0)
+        return Window(now, deadline, ceiling, budget, start, referee_wait_ms, now, now)
 
     def ask(
         self,
@@ -169,12 +198,25 @@ class SeatClock:
         now: float,
         reading: Reading = UNMEASURED,
         referee_wait_ms: float | None = None,
+        measured: bool = True,
     ) -> Ask:
-        """Start a decision sent at ``now``: its budget is ``move_ms`` + bank + ``grace_ms``."""
+        """Start a decision sent at ``now``: its budget is ``move_ms`` + bank + ``grace_ms``.
+        ``measured``: ``reading`` and ``referee_wait_ms`` were read at ``now``; else they are
+        read later (:meth:`Window.measure`, by ``measure_by``)."""
         budget = self.limits.move_ms + self.bank_ms + self.limits.grace_ms
         full = self.bank_ms >= self.limits.bank_ms
         deadline, ceiling = now + budget / 1000, self._ceiling(now, budget)
-        return Ask(now, deadline, ceiling, budget, reading, referee_wait_ms, seq, decision, full)
+        after_ms = min(MEASURE_AFTER_MS, self.limits.move_ms / 10)
+        at, by = (now, now) if measured else (None, now + after_ms / 1000)
+        return Ask(
+            now, deadline, ceiling, budget, reading, referee_wait_ms, at, by, seq, decision, full
+        )
+
+    @property
+    def defers(self) -> bool:
+        """A decision's counters may be read after it is sent: on the wall clock (the CPU
+        clock charges every answer its CPU time, so it reads them at once)."""
+        return not self.cpu
 
     def charged(self, spent: Spent) -> float:
         """What the seat is charged for a window: its CPU time on the CPU clock (where it is

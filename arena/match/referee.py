@@ -41,7 +41,9 @@ caused it.
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 import random
 import secrets
 import time
@@ -203,6 +205,7 @@ class Referee:
     def _start(self, seating: Seating) -> None:
         for seat in self.seats:
             seat.conn = seating.open(seat.index, seat.spec)
+        self.latency.list_threads()  # with ZeroMQ's I/O thread, started by the first socket
         for seat in self.seats:
             assert seat.conn is not None
             if seat.conn.reused:
@@ -287,7 +290,7 @@ class Referee:
             if self._over_time():
                 continue
             self._expire_deadlines(time.monotonic())
-            deadlines = [s.ask.deadline for s in self.seats if s.playing and s.ask is not None]
+            deadlines = [s.ask.wake_at for s in self.seats if s.playing and s.ask is not None]
             if deadlines:
                 self._wait(min(deadlines))
 
@@ -305,6 +308,7 @@ class Referee:
         """At a window's deadline: what the seat had, when it is late; None when its deadline
         moved on. Raises Starved when the host kept it from running up to the ceiling."""
         assert seat.conn is not None
+        self._measure(seat, window)
         spent = Spent.of(window, now, seat.conn.reading(), self._referee_waits(seat, 0))
         verdict = seat.clock.judge(window, spent, now)
         if verdict is Verdict.EXTEND:
@@ -315,6 +319,14 @@ class Referee:
                 f"it had {spent.shown()} of a budget of {window.budget_ms:.0f} ms"
             )
         return spent if verdict is Verdict.FAULT else None
+
+    def _measure(self, seat: _Seat, window: Window) -> None:
+        """Read a window's counters now if they were not read yet: its bot's, and the
+        referee's own waits."""
+        if window.measured_at is None:
+            assert seat.conn is not None
+            now = time.monotonic()  # before the reading: the moments credited end here
+            window.measure(now, seat.conn.reading(), self.latency.waited_ms())
 
     def _referee_waits(self, seat: _Seat, answers: int) -> float | None:
         """The referee's waits for a CPU, credited to a seat that sent it nothing but its
@@ -349,9 +361,10 @@ class Referee:
         view, options = state.view(seat.index), list(decision.options)
         clock = seat.clock.told()
         msg = messages.turn(seq, decision.kind, decision.prompt, options, view, events, clock)
-        assert seat.conn is not None
-        reading, waited = seat.conn.reading(), self.latency.waited_ms()
-        seat.ask = seat.clock.ask(seq, decision, time.monotonic(), reading, waited)
+        now = time.monotonic()
+        seat.ask = ask = seat.clock.ask(seq, decision, now, measured=False)
+        if not seat.clock.defers:
+            self._measure(seat, ask)
         seat.last_seq = seq
         seat.ledger.new_turn()
         self._send(seat, msg)
@@ -382,11 +395,13 @@ class Referee:
             conn.watch_output()
         pending = any(conn.channel.pending for _, conn in connected)
         until = min(until, self.clock.ends_at)
-        timeout = 0 if pending else max(0, int((until - time.monotonic()) * 1000))  # whole ms
+        # In whole ms, rounded up: a wake is never early for the moment it waits for.
+        timeout = 0 if pending else max(0, math.ceil((until - time.monotonic()) * 1000))
         asked = time.monotonic()
         ready = dict(self.poller.poll(timeout))
+        now = time.monotonic()
         if not ready and timeout > 0:
-            self.latency.woke(asked + timeout / 1000, time.monotonic())
+            self.latency.woke(asked + timeout / 1000, now)
         read: list[tuple[float, int, Frame]] = []
         for seat, conn in connected:
             if conn.ready(ready):
@@ -400,6 +415,9 @@ class Referee:
         for seat, conn in connected:
             if conn.exited(ready):
                 self._on_exit(seat, conn)
+        for seat, _ in connected:  # decisions still unanswered long enough to read counters for
+            if seat.playing and seat.ask is not None and seat.ask.unmeasured(now):
+                self._measure(seat, seat.ask)
 
     def _on_frame(self, seat: _Seat, frame: Frame) -> None:
         """Charge the seat for the message, then decode it and act on it."""
@@ -450,7 +468,7 @@ class Referee:
     def _welcome(self, seat: _Seat) -> None:
         """Start the seat's match: ``welcome``, saying whether its process will be kept."""
         seat.greeted = True
-        game = game_info(self.game, self.options)
+        game = _welcome_game(self.game, json.dumps(self.options, sort_keys=True))
         n = len(self.seats)
         limits = self.limits.as_dict()
         msg = messages.welcome(self.match_id, seat.index, n, game, limits, self._kept(seat))
@@ -467,6 +485,7 @@ class Referee:
         spent = None
         if seat.clock.measures(ask, received):
             assert seat.conn is not None
+            self._measure(seat, ask)
             spent = Spent.of(ask, received, seat.conn.reading(), self._referee_waits(seat, 1))
         timing = seat.clock.answer(ask, received, spent)
         if timing is None:  # read after the deadline, or its budget used: never accepted
@@ -641,6 +660,14 @@ def game_info(game: Game, options: Mapping[str, Any]) -> dict[str, Any]:
         "options": dict(options),
         "data": game.public_data(options),
     }
+
+
+@functools.lru_cache(maxsize=16)
+def _welcome_game(game: Game, options: str) -> dict[str, Any]:
+    """:func:`game_info` for the given options (as canonical JSON), built once per process
+    for every welcome of every match with them (Motora's costs more than a short match's
+    turns). Only encoded by the referee, never handed to a bot's code as an object."""
+    return game_info(game, json.loads(options))
 
 
 def _note(seat: _Seat, info: str) -> str:

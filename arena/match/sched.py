@@ -20,10 +20,15 @@ TASKS = "/proc/self/task"
 
 
 class Latency:
-    """One referee's scheduling latency over one match (use it from the referee's thread)."""
+    """One referee's scheduling latency over one match (use it from the referee's thread).
+
+    Its process's threads are listed when the match begins and again once its sockets are open
+    (:meth:`list_threads`; ZeroMQ starts its I/O thread with a context's first socket), not at
+    every reading: listing them costs more than reading all their counters."""
 
     def __init__(self) -> None:
         self.counters = Counters()
+        self.threads: list[str] = []  # the ids of this process's threads, as listed
         self.start: float | None = None
         self.timed = 0  # polls that ended by their timeout
         self.late_total_ms = 0.0
@@ -31,12 +36,20 @@ class Latency:
         self.moved = 0  # deadlines moved on because the host kept a seat from running
 
     def begin(self) -> None:
+        self.list_threads()
         self.start = self.waited_ms()
+
+    def list_threads(self) -> None:
+        """List this process's threads anew (the counters of those gone are closed)."""
+        threads = sorted(os.listdir(TASKS))
+        for gone in set(self.threads) - set(threads):
+            self.counters.forget(f"{TASKS}/{gone}/schedstat")
+        self.threads = threads
 
     def waited_ms(self) -> float | None:
         """How long this process's threads (the referee's, and its ZeroMQ I/O threads, which
         carry every message) have waited for a CPU, added up (None: not measured)."""
-        delays = [self.counters.run_delay_ms(f"self/task/{t}") for t in os.listdir(TASKS)]
+        delays = [self.counters.run_delay_ms(f"self/task/{t}") for t in self.threads]
         known = [d for d in delays if d is not None]
         return sum(known) if known else None
 

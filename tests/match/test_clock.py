@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from arena.games.base import Decision
-from arena.match.clock import LOAD_CEILING, Ask, MatchClock, SeatClock, Spent, Verdict
+from arena.match.clock import (
+    LOAD_CEILING,
+    MEASURE_AFTER_MS,
+    MIN_STEP_MS,
+    Ask,
+    MatchClock,
+    SeatClock,
+    Spent,
+    Verdict,
+)
 from arena.match.results import Limits
 from arena.sandbox import Reading
 
@@ -183,3 +192,60 @@ def test_a_finished_match_disarms_its_cap() -> None:
     clock = MatchClock(LIMITS, started=0.0)
     clock.disarm()
     assert not clock.reached(61.0)
+
+
+# -- counters read a moment after the turn was sent ---------------------------------------
+
+
+def deferred(limits: Limits = LIMITS) -> tuple[SeatClock, Ask]:
+    clock = SeatClock(limits)
+    return clock, clock.ask(1, TURN, now=0.0, measured=False)
+
+
+def test_a_turn_on_the_wall_clock_reads_its_counters_after_a_millisecond() -> None:
+    clock, ask = deferred()
+    assert clock.defers and ask.measured_at is None
+    assert ask.wake_at == pytest.approx(MEASURE_AFTER_MS / 1000)  # the referee wakes for it
+    assert not ask.unmeasured(0.0005) and ask.unmeasured(0.001)
+    # An answer within move_ms is charged its wall time without any counter.
+    assert not clock.measures(ask, 0.0005)
+    timing = clock.answer(ask, 0.0005)
+    assert timing is not None and timing.elapsed_ms == pytest.approx(0.5)
+    ask.measure(0.001, Reading(500.0, 0.0), referee_wait_ms=0.0)
+    assert ask.wake_at == ask.deadline and not ask.unmeasured(1.0)
+
+
+def test_the_moments_before_the_counters_were_read_are_the_referees_waits() -> None:
+    """Read 3 ms late (the referee could not run): those 3 ms are the host's, not the bot's."""
+    _, ask = deferred()
+    ask.measure(0.003, Reading(500.0, 0.0), referee_wait_ms=10.0)
+    spent = Spent.of(ask, 2.0, Reading(501.0, 100.0), referee_wait_ms=12.0)
+    assert spent.wait_ms == pytest.approx(100.0 + 2.0 + 3.0)
+    assert spent.own_ms == pytest.approx(2000 - 105)
+
+
+def test_a_seat_that_flooded_has_no_moments_credited() -> None:
+    """Its referee waits are not counted (None): neither are the moments before the read."""
+    _, ask = deferred()
+    ask.measure(0.003, Reading(500.0, 0.0), referee_wait_ms=10.0)
+    spent = Spent.of(ask, 2.0, Reading(501.0, 100.0), referee_wait_ms=None)
+    assert spent.wait_ms == pytest.approx(100.0) and spent.own_ms == pytest.approx(1900)
+
+
+def test_a_bot_that_sleeps_is_still_late_when_its_counters_were_read_late() -> None:
+    """Its deadline moves on once, by the moments before the read, then it is late."""
+    clock, ask = deferred()
+    ask.measure(0.002, Reading(500.0, 0.0), referee_wait_ms=0.0)
+    now = ask.deadline
+    spent = Spent.of(ask, now, Reading(501.0, 0.0), referee_wait_ms=0.0)
+    assert clock.judge(ask, spent, now) is Verdict.EXTEND
+    now = ask.deadline
+    spent = Spent.of(ask, now, Reading(501.0, 0.0), referee_wait_ms=0.0)
+    assert clock.judge(ask, spent, now) is Verdict.FAULT
+    assert now - BUDGET_MS / 1000 == pytest.approx(MIN_STEP_MS / 1000)
+
+
+def test_the_cpu_clock_and_tiny_move_ms_read_the_counters_at_once() -> None:
+    assert not SeatClock(CPU).defers  # every answer is charged its CPU time
+    _, ask = deferred(Limits(move_ms=0))
+    assert ask.measure_by == 0.0 and ask.unmeasured(0.0)  # read at the referee's next look
