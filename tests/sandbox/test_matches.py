@@ -112,7 +112,9 @@ def test_fd_exhaustion_and_cpu_burning_stay_in_the_bot(bots: Path) -> None:
 
 
 def test_every_bot_dies_with_a_killed_referee(bots: Path) -> None:
-    """SIGKILL a referee mid-match (both bots alive): within about a second nothing is left."""
+    """SIGKILL a referee mid-match (both bots alive): nothing is left. (The kernel takes them
+    down at once; the bounds below are for a busy machine, where the teardown of a sandbox can
+    take seconds.)"""
     python = python_for(sandbox.probe().level)
     code = (
         "from arena.match.bots import parse_bot\n"
@@ -124,7 +126,7 @@ def test_every_bot_dies_with_a_killed_referee(bots: Path) -> None:
     )
     referee = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
     try:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while len(leftovers(f"{bots}/")) < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.3)  # both said hello: the referee now waits on the sleeper
@@ -132,7 +134,7 @@ def test_every_bot_dies_with_a_killed_referee(bots: Path) -> None:
     finally:
         os.kill(referee.pid, signal.SIGKILL)
         referee.wait()
-    deadline = time.monotonic() + 1.5
+    deadline = time.monotonic() + 30
     while leftovers(str(bots)) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert leftovers(str(bots)) == []
