@@ -21,6 +21,11 @@ from arena.match.results import OK
 Table = tuple[str, ...]
 
 
+def day(t: float) -> int:
+    """The UTC day of the unix time ``t`` (days since 1970-01-01)."""
+    return int(t // 86400)
+
+
 @dataclass
 class StoredSet:
     """One duplicate set as stored so far."""
@@ -43,6 +48,7 @@ class StoredSets:
         self.incomplete: set[str] = set()  # sets with fewer matches stored than seats
         self.after = -1  # the insertion order of the last match read
         self.count = 0  # matches read
+        self.days: Counter[int] = Counter()  # matches stored per UTC day
         self.games: Counter[str] = Counter()  # seats stored per bot
         self.faults: Counter[str] = Counter()  # of them not ``ok``
 
@@ -69,6 +75,7 @@ class StoredSets:
 
     def _add(self, match_id: str, set_id: str, rnd: int, bots: list[str], at: float) -> None:
         self.count += 1
+        self.days[day(at)] += 1
         found = self.sets.get(set_id)
         if found is None:
             found = self.sets[set_id] = StoredSet(tuple(sorted(bots)), rnd)

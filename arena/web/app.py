@@ -63,6 +63,7 @@ from arena.web import api, pages
 from arena.web.accounts import Accounts
 from arena.web.competition import Competition
 from arena.web.gates import GateQueue
+from arena.web.history import History, Plots
 from arena.web.http import Site, csp, security_headers
 from arena.web.ladder import LadderProcess
 from arena.web.reads import queue_cache, standings_cache
@@ -94,13 +95,16 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
     gates = GateQueue(competition.registry, server.check_games, server.builders,
                       server.gates_per_author, accounts.owner,
                       competition.runtime_paths)  # fmt: skip
+    history = History()
     held = Held(
         competition=competition,
         accounts=accounts,
         runner=LadderProcess(competition.path.resolve()),
-        standings=standings_cache(competition),
+        standings=standings_cache(competition, history),
         queue=queue_cache(competition),
         gates=gates,
+        history=history,
+        plots=Plots(history),
     )
 
     @contextlib.asynccontextmanager

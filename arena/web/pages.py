@@ -81,8 +81,9 @@ def standings(request: Request) -> Response:
     listing = _listing(h.competition, number, found["stored"], ())
     if listing is None:
         return html("missing.html", code=404, what=f"no page {number} of matches")
+    plot = h.plots.svg(found["order"]) if found["stored"] else ""
     return html("index.html", competition=h.competition, **_live(made_from, tag, fresh),
-                **listing, **found)  # fmt: skip
+                history_svg=plot, **listing, **found)  # fmt: skip
 
 
 def bot(request: Request) -> Response:
@@ -106,7 +107,7 @@ def bot(request: Request) -> Response:
     if listing is None:
         return html("missing.html", code=404, what=f"no page {number} of {name}'s matches")
     return html("bot.html", competition=h.competition, row=row, versions=versions,
-                history_svg=found["history_svg_of"](name), **_live(made_from, tag, fresh),
+                history_svg=h.plots.svg([name]), **_live(made_from, tag, fresh),
                 **listing)  # fmt: skip
 
 

@@ -15,6 +15,7 @@ from arena.ladder.store import NoDatabase, Store
 from arena.web.accounts import Accounts
 from arena.web.competition import Competition
 from arena.web.gates import GateQueue
+from arena.web.history import History, Plots
 
 if TYPE_CHECKING:
     from arena.web.ladder import LadderProcess
@@ -33,7 +34,8 @@ class Refused(Exception):
 @dataclass
 class Held:
     """The parts of one running server: its competition, authors, ladder (in its own
-    process), standings and queue (each computed once per change) and gate queue."""
+    process), standings and queue (each computed once per change), gate queue, and the
+    ratings over time with their plots (``history.py``)."""
 
     competition: Competition
     accounts: Accounts
@@ -41,6 +43,8 @@ class Held:
     standings: StandingsCache
     queue: QueueCache
     gates: GateQueue
+    history: History
+    plots: Plots
 
 
 def held(request: Request) -> Held:

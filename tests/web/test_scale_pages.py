@@ -24,7 +24,8 @@ from arena.ladder.run import run_ladder
 from arena.ladder.store import Store
 from arena.web.app import GZIP_MIN_BYTES, create_app
 from arena.web.competition import Competition, load_competition
-from arena.web.reads import PAGE_SIZE, PLOT_POINTS
+from arena.web.history import PLOT_POINTS
+from arena.web.reads import PAGE_SIZE
 from arena.web.runner import STOP_WAIT_S
 from tests.ladder.helpers import SyntheticExecutor
 from tests.web.competitions import write_competition
