@@ -70,6 +70,7 @@ from arena.web.reads import queue_cache, standings_cache
 from arena.web.state import Held, Refused
 
 GZIP_MIN_BYTES = 1000  # smaller answers go as they are
+GZIP_LEVEL = 6  # zlib's default: a page in half the time of level 9 for a few % more bytes
 ROUTES = [
     Route("/", pages.standings),
     Route("/bots/{name}", pages.bot),
@@ -124,10 +125,11 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
         held.runner.stop()
 
     scripts, styles = inline_parts(load_game(str(competition.data["game"])))
+    gzip = Middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL)
     app = Site(
         security_headers(csp(scripts, styles)),
         routes=ROUTES,
-        middleware=[Middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES)],
+        middleware=[gzip],
         exception_handlers={Refused: api.refused},
         lifespan=lifespan,
     )

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
+from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -152,12 +155,17 @@ def match(request: Request) -> Response:
     tag = etag("match", match_id, seat)  # a published match never changes
     if (same := unchanged(request, tag)) is not None and reads.published(competition, match_id):
         return same
+    chosen = int(seat) if seat else None
+    key = (competition.path, match_id, chosen)
+    with _viewers_lock:
+        text = _viewers.get(key)
+    if text is not None and reads.published(competition, match_id):  # not forgotten since
+        return HTMLResponse(text, headers=validated(tag))
     data = reads.public_replay(competition, match_id)
     if data is None:
         return to_full_id(request, "") or html(
             "missing.html", code=404, what="no stored match with this id"
         )
-    chosen = int(seat) if seat else None
     if chosen is not None and chosen >= len(data["players"]):
         last = len(data["players"]) - 1
         return html("missing.html", code=400, what=f"seat: this match has seats 0 to {last}")
@@ -165,7 +173,19 @@ def match(request: Request) -> Response:
         text = viewer_page(data, chosen)
     except (ReplayError, ValueError) as exc:
         return html("missing.html", code=404, what=f"this replay cannot be shown: {exc}")
+    with _viewers_lock:
+        _viewers[key] = text
+        while len(_viewers) > VIEWERS_KEPT:
+            _viewers.popitem(last=False)
     return HTMLResponse(text, headers=validated(tag))
+
+
+# The viewer pages last made: a published match's viewer never changes, and making one reads
+# its replay and lays out every step (tens of milliseconds); a newly linked match is often
+# opened by many visitors at once.
+VIEWERS_KEPT = 64
+_viewers: OrderedDict[tuple[Path, str, int | None], str] = OrderedDict()
+_viewers_lock = threading.Lock()
 
 
 def to_full_id(request: Request, rest: str) -> Response | None:
