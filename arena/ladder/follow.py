@@ -134,12 +134,15 @@ def records(cfg: LadderConfig, store: Store) -> tuple[list[MatchSpec], list[Matc
     return specs, store.match_records({s.match_id: s.position for s in specs})
 
 
-def next_set(cfg: LadderConfig, store: Store, sets: StoredSets | None = None) -> list[MatchSpec]:
+def next_set(
+    cfg: LadderConfig, store: Store, sets: StoredSets | None = None, batch: bool = True
+) -> list[MatchSpec]:
     """The matches to play next: the rest of a set left incomplete, else the next table's
     whole set; empty when fewer bots than seats are active. A set with a match no longer
     played (its own voids reached ``MAX_VOIDS``) is passed over. ``sets``: the stored sets
     as tallied before (brought up to date here by reading the matches stored since), so a
-    ladder that plays for ever never reads its whole history again."""
+    ladder that plays for ever never reads its whole history again. Without ``batch``, a
+    store not rated under this ladder yet has no next table (empty) rather than a re-rating."""
     playing = {b.name for b in cfg.bots}
     blocked = {k for k, n in store.match_voids().items() if n >= MAX_VOIDS}
     tally = (sets or StoredSets()).update(store)
@@ -154,7 +157,9 @@ def next_set(cfg: LadderConfig, store: Store, sets: StoredSets | None = None) ->
         return []
     names = set(cfg.bot_names)
     table_sets = Counter({t: n for t, n in tally.tables.items() if names.issuperset(t)})
-    ratings = _ratings(cfg, store)
+    ratings = _ratings(cfg, store, batch)
+    if ratings is None:
+        return []
     table = next_table(
         sorted(playing),
         cfg.seats,
@@ -173,14 +178,16 @@ def next_set(cfg: LadderConfig, store: Store, sets: StoredSets | None = None) ->
         k += 1
 
 
-def _ratings(cfg: LadderConfig, store: Store) -> dict[str, Rating]:
+def _ratings(cfg: LadderConfig, store: Store, batch: bool) -> dict[str, Rating] | None:
     """The ratings the store keeps, with the few matches queued behind a gap folded on (read
-    by id); the batch over every stored match only for a store not rated under this ladder's
-    key yet (its writer re-rates it once, when it starts)."""
+    by id); for a store not rated under this ladder's key yet (its writer re-rates it once,
+    when it starts), the batch over every stored match, or None without ``batch``."""
     queued = {match_id: position for position, match_id in store.queue()}
     stored = store.records_of(queued) if queued else []
     found = current(store, rating_key_of(cfg), cfg.bot_names, stored, cfg.rating)
-    return found if found is not None else ratings_of(cfg, store, records(cfg, store)[1])
+    if found is None and batch:
+        return ratings_of(cfg, store, records(cfg, store)[1])
+    return found
 
 
 def apply_crash_policy(

@@ -15,7 +15,7 @@ import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.requests import Request
@@ -78,15 +78,16 @@ def standings(request: Request) -> Response:
         return html("missing.html", code=400, what="page: expected a page number (1, 2, ...)")
     made_from = reads.version(h.competition, h.runner)
     tag = etag(made_from, str(number))
-    if (same := unchanged(request, tag)) is not None:
+    if (same := unchanged(request, tag) or _made(request, tag)) is not None:
         return same
     found, fresh = h.standings.latest()
     listing = _listing(h.competition, number, found["stored"], ())
     if listing is None:
         return html("missing.html", code=404, what=f"no page {number} of matches")
     plot = h.plots.svg(found["order"]) if found["stored"] else ""
-    return html("index.html", competition=h.competition, **_live(made_from, tag, fresh),
-                history_svg=plot, **listing, **found)  # fmt: skip
+    return _keep(request, tag, fresh, html(
+        "index.html", competition=h.competition, **_live(made_from, tag, fresh),
+        history_svg=plot, **listing, **found))  # fmt: skip
 
 
 def bot(request: Request) -> Response:
@@ -100,7 +101,7 @@ def bot(request: Request) -> Response:
     made_from = reads.version(h.competition, h.runner)
     versions = versions_of(h.competition, name.partition("@")[0])
     tag = etag(made_from, str(number), repr([(v.ref, v.status) for v in versions]))
-    if (same := unchanged(request, tag)) is not None:
+    if (same := unchanged(request, tag) or _made(request, tag)) is not None:
         return same
     found, fresh = h.standings.latest()
     row = next((s for s in found["stats"] if s.bot == name), None)
@@ -109,9 +110,28 @@ def bot(request: Request) -> Response:
     listing = _listing(h.competition, number, row.games, (name,))
     if listing is None:
         return html("missing.html", code=404, what=f"no page {number} of {name}'s matches")
-    return html("bot.html", competition=h.competition, row=row, versions=versions,
-                history_svg=h.plots.svg([name]), **_live(made_from, tag, fresh),
-                **listing)  # fmt: skip
+    return _keep(request, tag, fresh, html(
+        "bot.html", competition=h.competition, row=row, versions=versions,
+        history_svg=h.plots.svg([name]), **_live(made_from, tag, fresh), **listing))  # fmt: skip
+
+
+def _made(request: Request, tag: str) -> Response | None:
+    """The page at this address as made last for the version ``tag``, if it is kept."""
+    body = _pages.get((held(request).competition.path, _address(request), tag))
+    return None if body is None else HTMLResponse(body, headers=validated(tag))
+
+
+def _address(request: Request) -> str:
+    return f"{request.url.path}?{request.url.query}"
+
+
+def _keep(request: Request, tag: str, fresh: bool, page: Response) -> Response:
+    """Keep ``page`` for the next visitors of its address and version (a page made from the
+    standings as they were, not fresh, is not kept): a page costs its rendering once per
+    change of the ladder, however many visitors ask for it meanwhile."""
+    if fresh and page.status_code == 200:
+        _pages.put((held(request).competition.path, _address(request), tag), bytes(page.body))
+    return page
 
 
 def _live(made_from: str, tag: str, fresh: bool) -> dict[str, Any]:
@@ -157,8 +177,7 @@ def match(request: Request) -> Response:
         return same
     chosen = int(seat) if seat else None
     key = (competition.path, match_id, chosen)
-    with _viewers_lock:
-        text = _viewers.get(key)
+    text = _viewers.get(key)
     if text is not None and reads.published(competition, match_id):  # not forgotten since
         return HTMLResponse(text, headers=validated(tag))
     data = reads.public_replay(competition, match_id)
@@ -173,19 +192,40 @@ def match(request: Request) -> Response:
         text = viewer_page(data, chosen)
     except (ReplayError, ValueError) as exc:
         return html("missing.html", code=404, what=f"this replay cannot be shown: {exc}")
-    with _viewers_lock:
-        _viewers[key] = text
-        while len(_viewers) > VIEWERS_KEPT:
-            _viewers.popitem(last=False)
+    _viewers.put(key, text)
     return HTMLResponse(text, headers=validated(tag))
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Kept(Generic[K, V]):
+    """The ``most`` values put last, by key, for any thread."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.lock = threading.Lock()
+        self.values: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        with self.lock:
+            return self.values.get(key)
+
+    def put(self, key: K, value: V) -> None:
+        with self.lock:
+            self.values[key] = value
+            self.values.move_to_end(key)
+            while len(self.values) > self.most:
+                self.values.popitem(last=False)
 
 
 # The viewer pages last made: a published match's viewer never changes, and making one reads
 # its replay and lays out every step (tens of milliseconds); a newly linked match is often
-# opened by many visitors at once.
-VIEWERS_KEPT = 64
-_viewers: OrderedDict[tuple[Path, str, int | None], str] = OrderedDict()
-_viewers_lock = threading.Lock()
+# opened by many visitors at once. And the standings and bot pages last made, by address and
+# version.
+_viewers: Kept[tuple[Path, str, int | None], str] = Kept(64)
+_pages: Kept[tuple[Path, str, str], bytes] = Kept(64)
 
 
 def to_full_id(request: Request, rest: str) -> Response | None:

@@ -187,7 +187,7 @@ class Upcoming:
         if cfg is None:
             upcoming = []
         elif cfg.follow is not None:
-            upcoming = next_set(cfg, store, tally)
+            upcoming = next_set(cfg, store, tally, batch=False)  # never a re-rating here
         else:
             upcoming = schedule_for(cfg).upcoming(store)
         newest = store.published_matches(QUEUE_SHOWN)

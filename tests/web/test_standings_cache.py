@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from arena.web import reads
 from arena.ladder.executor import LocalExecutor
 from arena.ladder.run import run_ladder
+from arena.web import reads
 from arena.web.app import create_app
 from arena.web.competition import Competition, load_competition
 from tests.web.competitions import write_competition
