@@ -5,7 +5,11 @@ The standings and the queue depend on the ladder's bots and the stored matches o
 held in a :class:`Shared` entry keyed on both (the stored matches' mark is one cheap query),
 computed by one request at a time; the pages answer the others meanwhile with the entry before
 (marked stale, so a live page fetches itself again at its next poll), and a request that
-waited while a newer computation ran takes that one: never a computation per waiter.
+waited while a newer computation ran takes that one: never a computation per waiter. What a
+computation reads besides ``standings()`` does not grow with the history: the stored sets (what
+is published, the queue's next set and counts) and the ratings over time are kept from one
+computation to the next and brought up to date with what was stored since (``sets.py``,
+``history.py``).
 """
 
 from __future__ import annotations
