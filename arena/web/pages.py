@@ -78,9 +78,11 @@ def standings(request: Request) -> Response:
         return html("missing.html", code=400, what="page: expected a page number (1, 2, ...)")
     made_from = reads.version(h.competition, h.runner)
     tag = etag(made_from, str(number))
-    if (same := unchanged(request, tag) or _made(request, tag)) is not None:
+    if (same := unchanged(request, tag)) is not None:
         return same
     found, fresh = h.standings.latest()
+    if (made := _made(request, tag, fresh)) is not None:
+        return made
     listing = _listing(h.competition, number, found["stored"], ())
     if listing is None:
         return html("missing.html", code=404, what=f"no page {number} of matches")
@@ -101,9 +103,11 @@ def bot(request: Request) -> Response:
     made_from = reads.version(h.competition, h.runner)
     versions = versions_of(h.competition, name.partition("@")[0])
     tag = etag(made_from, str(number), repr([(v.ref, v.status) for v in versions]))
-    if (same := unchanged(request, tag) or _made(request, tag)) is not None:
+    if (same := unchanged(request, tag)) is not None:
         return same
     found, fresh = h.standings.latest()
+    if (made := _made(request, tag, fresh)) is not None:
+        return made
     row = next((s for s in found["stats"] if s.bot == name), None)
     if row is None:
         return html("missing.html", code=404, what=f"no bot {name} in the standings")
@@ -115,10 +119,14 @@ def bot(request: Request) -> Response:
         history_svg=h.plots.svg([name]), **_live(made_from, tag, fresh), **listing))  # fmt: skip
 
 
-def _made(request: Request, tag: str) -> Response | None:
-    """The page at this address as made last for the version ``tag``, if it is kept."""
-    body = _pages.get((held(request).competition.path, _address(request), tag))
-    return None if body is None else HTMLResponse(body, headers=validated(tag))
+def _made(request: Request, tag: str, fresh: bool) -> Response | None:
+    """The page at this address as made last for the version ``tag`` (from standings as the
+    database holds them, or ``fresh`` not: a page answered while they are computed again),
+    if it is kept."""
+    body = _pages.get((held(request).competition.path, _address(request), tag, fresh))
+    if body is None:
+        return None
+    return HTMLResponse(body, headers=validated(tag) if fresh else None)
 
 
 def _address(request: Request) -> str:
@@ -126,11 +134,12 @@ def _address(request: Request) -> str:
 
 
 def _keep(request: Request, tag: str, fresh: bool, page: Response) -> Response:
-    """Keep ``page`` for the next visitors of its address and version (a page made from the
-    standings as they were, not fresh, is not kept): a page costs its rendering once per
-    change of the ladder, however many visitors ask for it meanwhile."""
-    if fresh and page.status_code == 200:
-        _pages.put((held(request).competition.path, _address(request), tag), bytes(page.body))
+    """Keep ``page`` for the next visitors of its address and version: a page costs its
+    rendering once per change of the ladder, however many visitors ask for it meanwhile
+    (while the standings are computed again too: made from the ones before, not fresh)."""
+    if page.status_code == 200:
+        key = (held(request).competition.path, _address(request), tag, fresh)
+        _pages.put(key, bytes(page.body))
     return page
 
 
@@ -225,7 +234,7 @@ class Kept(Generic[K, V]):
 # opened by many visitors at once. And the standings and bot pages last made, by address and
 # version.
 _viewers: Kept[tuple[Path, str, int | None], str] = Kept(64)
-_pages: Kept[tuple[Path, str, str], bytes] = Kept(64)
+_pages: Kept[tuple[Path, str, str, bool], bytes] = Kept(64)
 
 
 def to_full_id(request: Request, rest: str) -> Response | None:

@@ -70,6 +70,7 @@ class Shared(Generic[T]):
         self.read_at = float("-inf")
         self.found: T | None = None
         self.computing = False
+        self.rest_until = float("-inf")  # no computation for pages before (see latest)
 
     def get(self) -> T:
         """The value as the database holds it now."""
@@ -78,7 +79,10 @@ class Shared(Generic[T]):
     def latest(self, wait: bool = False) -> tuple[T, bool]:
         """The value, and whether it is as the database holds it now. While another request
         computes it, the entry before is answered at once (not fresh) unless ``wait``: one
-        slow computation holds up one request, never every visitor."""
+        slow computation holds up one request, never every visitor. Nor, unless ``wait``,
+        is a computation started until as long after the last one ended as it took: a ladder
+        that stores matches faster than they are computed keeps the server busy half the
+        time at most, and its pages answered meanwhile."""
         came = time.monotonic()
         if not wait and self.computing and self.found is not None:
             return self.found, False
@@ -91,11 +95,15 @@ class Shared(Generic[T]):
                 key = (cfg.bot_names if cfg is not None else None, stored_mark(store),
                        self.extra())  # fmt: skip
                 if key != self.key or self.found is None:
+                    if not wait and self.found is not None and read_at < self.rest_until:
+                        return self.found, False
                     self.computing = True
                     try:
                         self.found = self.compute(cfg, store)
                     finally:
                         self.computing = False
+                        ended = time.monotonic()
+                        self.rest_until = 2 * ended - read_at
                     self.key = key
                 self.read_at = read_at
             return self.found, True
