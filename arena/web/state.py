@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,21 +105,23 @@ def ladder(competition: Competition) -> LadderConfig | None:
     again only when the registry changed (its database or its journal written), as every page
     and every poll of ``/api/changes`` asks for it."""
     registry = competition.registry / "registry.db"
-    key = tuple(_stamp(p) for p in (registry, registry.with_name("registry.db-wal")))
+    stamp = tuple(_stamp(p) for p in (registry, registry.with_name("registry.db-wal")))
     with _ladders_lock:
-        found = _ladders.get(competition.path)
-        if found is not None and found[0] == key:
-            return found[1]
+        found = _ladders.get(id(competition))
+        if found is not None and found[0]() is competition and found[1] == stamp:
+            return found[2]
     try:
         cfg = competition.ladder(check_bots=False)
     except LadderConfigError:
         cfg = None
     with _ladders_lock:
-        _ladders[competition.path] = (key, cfg)
+        _ladders[id(competition)] = (weakref.ref(competition), stamp, cfg)
     return cfg
 
 
-_ladders: dict[Path, tuple[tuple[object, ...], LadderConfig | None]] = {}
+# by competition (the id of the object, checked by a weak reference: a competition file read
+# again is another object, and its ladder is read again)
+_ladders: dict[int, tuple[weakref.ref[Competition], tuple[object, ...], LadderConfig | None]] = {}
 _ladders_lock = threading.Lock()
 
 
