@@ -42,6 +42,7 @@ PUBLIC_PLAYER_FIELDS = ("seat", "name")  # a bot's command (arguments, paths) is
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,80}")
 SHORT_ID = 6  # the fewest characters of a match id that ``/matches/SHORT`` resolves (pages show 12)
 PAGE_SIZE = 50  # matches on one page of a listing
+LOCK_WAIT_S = 0.1  # a page waits this long for another request's check or computation
 QUEUE_SHOWN = 200  # the queue's newest matches done today, listed (all are counted)
 
 T = TypeVar("T")
@@ -69,7 +70,6 @@ class Shared(Generic[T]):
         self.key: tuple[Any, ...] | None = None
         self.read_at = float("-inf")
         self.found: T | None = None
-        self.computing = False
         self.rest_until = float("-inf")  # no computation for pages before (see latest)
 
     def get(self) -> T:
@@ -84,9 +84,11 @@ class Shared(Generic[T]):
         that stores matches faster than they are computed keeps the server busy half the
         time at most, and its pages answered meanwhile."""
         came = time.monotonic()
-        if not wait and self.computing and self.found is not None:
-            return self.found, False
-        with self.lock:
+        before = None if wait else self.found
+        if not self.lock.acquire(timeout=-1 if before is None else LOCK_WAIT_S):
+            assert before is not None
+            return before, False  # another request computes it: the entry before, at once
+        try:
             if self.found is not None and self.read_at >= came:
                 return self.found, True  # computed from a mark read after this request came
             cfg = ladder(self.competition)
@@ -97,16 +99,16 @@ class Shared(Generic[T]):
                 if key != self.key or self.found is None:
                     if not wait and self.found is not None and read_at < self.rest_until:
                         return self.found, False
-                    self.computing = True
                     try:
                         self.found = self.compute(cfg, store)
                     finally:
-                        self.computing = False
                         ended = time.monotonic()
                         self.rest_until = 2 * ended - read_at
                     self.key = key
                 self.read_at = read_at
             return self.found, True
+        finally:
+            self.lock.release()
 
 
 StandingsCache = Shared[dict[str, Any]]
