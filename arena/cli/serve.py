@@ -20,6 +20,7 @@ from arena.web.accounts import AccountError, Accounts
 from arena.web.competition import Competition, load_competition
 
 KEEP_ALIVE_S = 5  # an idle kept-alive connection is closed after this
+GRACEFUL_S = 5  # on SIGTERM, requests still unanswered after this are abandoned
 HOST_EXIT = 3  # this machine could not run the gate: no bot blamed, the version waits
 TIMEOUT_EXIT = 4  # the gate had not spoken when --timeout ran out
 WAIT_S = 1800
@@ -90,6 +91,7 @@ def serve(
         http=guarded(settings.header_timeout_s, settings.connections_per_address),
         limit_concurrency=settings.max_connections,
         timeout_keep_alive=KEEP_ALIVE_S,
+        timeout_graceful_shutdown=GRACEFUL_S,
     )
 
 

@@ -39,9 +39,10 @@ from collections.abc import Callable
 from arena.ladder.config import LadderConfig, LadderConfigError
 from arena.ladder.loop import MAX_VOIDS, Abandoned, LadderSchedule, register
 from arena.ladder.matchmaking import next_table
-from arena.ladder.rated import RatingStream, ratings_of
-from arena.ladder.ratings import MatchRecord
+from arena.ladder.rated import RatingStream, current, rating_key_of, ratings_of
+from arena.ladder.ratings import MatchRecord, Rating
 from arena.ladder.schedule import MatchSpec, digest, duplicate_set
+from arena.ladder.sets import StoredSets
 from arena.ladder.store import Store
 from arena.match.results import OK
 from arena.registry.store import Registry
@@ -62,6 +63,7 @@ class Following(LadderSchedule):
         self.waiting = ""  # why the ladder cannot be read now, said once
         self.left: set[str] = set()  # the matches of the set in play not settled yet
         self.seated: set[str] = set()  # its bots
+        self.sets = StoredSets()  # what it stored, read once then only the matches since
 
     def next(self, store: Store, busy: bool) -> list[MatchSpec]:
         if busy:
@@ -75,7 +77,7 @@ class Following(LadderSchedule):
             return []
         self.cfg, self.waiting = cfg, ""
         register(cfg, store)
-        specs = next_set(cfg, store)
+        specs = next_set(cfg, store, self.sets)
         self.left = {s.match_id for s in specs}
         self.seated = {b for s in specs for b in s.bots}
         return specs
@@ -89,7 +91,7 @@ class Following(LadderSchedule):
     def _settled(self, store: Store, spec: MatchSpec) -> None:
         self.left.discard(spec.match_id)
         if not self.left and self.seated:
-            apply_crash_policy(self.cfg, store, self.seated)
+            apply_crash_policy(self.cfg, store, self.seated, self.sets)
             self.seated = set()
 
     def idle(self) -> bool:
@@ -104,7 +106,7 @@ class Following(LadderSchedule):
 
     def upcoming(self, store: Store | None) -> list[MatchSpec]:
         """The set being played, else the next one."""
-        return next_set(self.cfg, store) if store is not None else []
+        return next_set(self.cfg, store, self.sets) if store is not None else []
 
 
 def records(cfg: LadderConfig, store: Store) -> tuple[list[MatchSpec], list[MatchRecord]]:
@@ -132,33 +134,37 @@ def records(cfg: LadderConfig, store: Store) -> tuple[list[MatchSpec], list[Matc
     return specs, store.match_records({s.match_id: s.position for s in specs})
 
 
-def next_set(cfg: LadderConfig, store: Store) -> list[MatchSpec]:
+def next_set(
+    cfg: LadderConfig, store: Store, sets: StoredSets | None = None, batch: bool = True
+) -> list[MatchSpec]:
     """The matches to play next: the rest of a set left incomplete, else the next table's
     whole set; empty when fewer bots than seats are active. A set with a match no longer
-    played (its own voids reached ``MAX_VOIDS``) is passed over."""
+    played (its own voids reached ``MAX_VOIDS``) is passed over. ``sets``: the stored sets
+    as tallied before (brought up to date here by reading the matches stored since), so a
+    ladder that plays for ever never reads its whole history again. Without ``batch``, a
+    store not rated under this ladder yet has no next table (empty) rather than a re-rating."""
     playing = {b.name for b in cfg.bots}
     blocked = {k for k, n in store.match_voids().items() if n >= MAX_VOIDS}
-    specs, stored = records(cfg, store)
-    by_set: dict[str, list[MatchSpec]] = {}
-    for spec in specs:
-        by_set.setdefault(spec.set_id, []).append(spec)
-    for set_id, done in sorted(by_set.items()):
-        if len(done) < cfg.seats and playing.issuperset(done[0].table):
-            have = {s.match_id for s in done}
-            whole = duplicate_set(set_id, done[0].table, done[0].round, 0)
-            rest = [s for s in whole if s.match_id not in have]
+    tally = (sets or StoredSets()).update(store)
+    for set_id in sorted(tally.incomplete):
+        found = tally.sets[set_id]
+        if playing.issuperset(found.table):
+            whole = duplicate_set(set_id, found.table, found.round, 0)
+            rest = [s for s in whole if s.match_id not in found.ids]
             if blocked.isdisjoint(s.match_id for s in rest):
                 return rest
     if len(playing) < cfg.seats:
         return []
-    ratings = ratings_of(cfg, store, stored)
-    sets_played = Counter(b for done in by_set.values() for b in done[0].table)
-    table_sets = Counter(done[0].table for done in by_set.values())
+    names = set(cfg.bot_names)
+    table_sets = Counter({t: n for t, n in tally.tables.items() if names.issuperset(t)})
+    ratings = _ratings(cfg, store, batch)
+    if ratings is None:
+        return []
     table = next_table(
         sorted(playing),
         cfg.seats,
         {n: (r.mu, r.sigma) for n, r in ratings.items()},
-        sets_played,
+        tally.sets_played(names),
         cfg.rating.beta,
         cfg.follow.placement if cfg.follow else 0,
         table_sets,
@@ -167,26 +173,42 @@ def next_set(cfg: LadderConfig, store: Store) -> list[MatchSpec]:
     while True:  # the table's first set neither stored nor passed over
         set_id = digest("follow", cfg.seed, cfg.fingerprint(), "\x1e".join(table), k)[:16]
         whole = duplicate_set(set_id, table, k, 0)
-        if set_id not in by_set and blocked.isdisjoint(s.match_id for s in whole):
+        if set_id not in tally.sets and blocked.isdisjoint(s.match_id for s in whole):
             return whole
         k += 1
 
 
-def apply_crash_policy(cfg: LadderConfig, store: Store, seated: set[str]) -> None:
-    """Suspend every registry version of ``seated`` over the crash policy's limits."""
+def _ratings(cfg: LadderConfig, store: Store, batch: bool) -> dict[str, Rating] | None:
+    """The ratings the store keeps, with the few matches queued behind a gap folded on (read
+    by id); for a store not rated under this ladder's key yet (its writer re-rates it once,
+    when it starts), the batch over every stored match, or None without ``batch``."""
+    queued = {match_id: position for position, match_id in store.queue()}
+    stored = store.records_of(queued) if queued else []
+    found = current(store, rating_key_of(cfg), cfg.bot_names, stored, cfg.rating)
+    if found is None and batch:
+        return ratings_of(cfg, store, records(cfg, store)[1])
+    return found
+
+
+def apply_crash_policy(
+    cfg: LadderConfig, store: Store, seated: set[str], sets: StoredSets | None = None
+) -> None:
+    """Suspend every registry version of ``seated`` over the crash policy's limits (counted
+    from ``sets``, the stored sets' tally; a version's seats are read only to suspend it)."""
     versions = {name for name, _ in cfg.refs} & seated
     if not versions or cfg.registry is None:
         return
+    tally = (sets or StoredSets()).update(store)
     with Registry(cfg.registry) as reg:
         for ref in sorted(versions):
-            seats = store.seat_results(ref)
-            faults = [s for s in seats if s["status"] != OK]
-            share = len(faults) / len(seats) if seats else 0.0
-            if len(faults) >= MAX_FAULTS or (len(seats) >= MIN_GAMES and share > MAX_FAULT_SHARE):
+            games, faulted = tally.games[ref], tally.faults[ref]
+            share = faulted / games if games else 0.0
+            if faulted >= MAX_FAULTS or (games >= MIN_GAMES and share > MAX_FAULT_SHARE):
+                faults = [s for s in store.seat_results(ref) if s["status"] != OK]
                 codes = Counter(f["status"] for f in faults)
                 kinds = ", ".join(f"{c} x{n}" for c, n in sorted(codes.items()))
                 reason = (
-                    f"{len(faults)} faults in {len(seats)} games of ladder {cfg.name} ({kinds}); "
+                    f"{len(faults)} faults in {games} games of ladder {cfg.name} ({kinds}); "
                     f"limits: {MAX_FAULTS} faults, or over {MAX_FAULT_SHARE:.0%} after {MIN_GAMES}"
                 )
                 reg.suspend(ref, reason, cfg.name, faults)

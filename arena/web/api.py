@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -101,8 +102,12 @@ def recheck(request: Request) -> Response:
 async def mine(request: Request) -> Response:
     h = held(request)
     author = author_of(h, request)
-    found = await run_in_threadpool(authors.mine, h.competition, h.accounts, author, h.standings)
-    return JSONResponse(found)
+
+    def read() -> dict[str, Any]:
+        h.standings.get()  # the ratings over time brought up to date with the stored matches
+        return authors.mine(h.competition, h.accounts, author, h.history)
+
+    return JSONResponse(await run_in_threadpool(read))
 
 
 def changes(request: Request) -> Response:
@@ -124,7 +129,8 @@ def standings(request: Request) -> Response:
 def queue(request: Request) -> Response:
     h = held(request)
     q = reads.queue(h.queue.get(), h.runner, h.gates.counts())
-    keys = ("running", "waiting", "done_today", "unpublished", "gates", "status", "problem")
+    keys = ("running", "waiting", "done_today", "done", "unpublished", "gates", "status",
+            "problem")  # fmt: skip
     return JSONResponse({k: q[k] for k in keys} | {"restarts": h.runner.restarts})
 
 

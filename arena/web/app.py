@@ -63,12 +63,14 @@ from arena.web import api, pages
 from arena.web.accounts import Accounts
 from arena.web.competition import Competition
 from arena.web.gates import GateQueue
+from arena.web.history import History, Plots
 from arena.web.http import Site, csp, security_headers
 from arena.web.ladder import LadderProcess
 from arena.web.reads import queue_cache, standings_cache
 from arena.web.state import Held, Refused
 
 GZIP_MIN_BYTES = 1000  # smaller answers go as they are
+GZIP_LEVEL = 6  # zlib's default: a page in half the time of level 9 for a few % more bytes
 ROUTES = [
     Route("/", pages.standings),
     Route("/bots/{name}", pages.bot),
@@ -94,13 +96,16 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
     gates = GateQueue(competition.registry, server.check_games, server.builders,
                       server.gates_per_author, accounts.owner,
                       competition.runtime_paths)  # fmt: skip
+    history = History()
     held = Held(
         competition=competition,
         accounts=accounts,
         runner=LadderProcess(competition.path.resolve()),
-        standings=standings_cache(competition),
+        standings=standings_cache(competition, history),
         queue=queue_cache(competition),
         gates=gates,
+        history=history,
+        plots=Plots(history),
     )
 
     @contextlib.asynccontextmanager
@@ -120,10 +125,11 @@ def create_app(competition: Competition, run_ladder: bool = True) -> Starlette:
         held.runner.stop()
 
     scripts, styles = inline_parts(load_game(str(competition.data["game"])))
+    gzip = Middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL)
     app = Site(
         security_headers(csp(scripts, styles)),
         routes=ROUTES,
-        middleware=[Middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES)],
+        middleware=[gzip],
         exception_handlers={Refused: api.refused},
         lifespan=lifespan,
     )

@@ -17,8 +17,8 @@ from arena.web.accounts import AccountError, Accounts
 from arena.web.archive import ArchiveError, unpack
 from arena.web.competition import Competition
 from arena.web.gates import Busy, GateQueue, remove, upload_folder
+from arena.web.history import History
 from arena.web.pages import versions_of
-from arena.web.reads import StandingsCache
 from arena.web.state import Refused, reading
 
 
@@ -124,7 +124,7 @@ def version_json(v: Version) -> dict[str, Any]:
 
 
 def mine(
-    competition: Competition, accounts: Accounts, author: str, cache: StandingsCache
+    competition: Competition, accounts: Accounts, author: str, history: History
 ) -> dict[str, Any]:
     """The author's versions, their published matches with their own seats' stderr tails and
     incidents, and their versions' ratings after each match (over time): reads of the
@@ -148,8 +148,7 @@ def mine(
             ]
     ratings = [
         {"version": h.bot, "match": h.match_id, "mu": h.mu, "sigma": h.sigma}
-        for h in cache.get()["history"]
-        if h.bot in own_refs
+        for h in history.of(sorted(own_refs))
     ]
     return {
         "author": author,

@@ -7,10 +7,12 @@ The server starts it with the competition's file (``python -m arena.web.ladder F
 writes its state (the queue page's: status, problem, progress, the matches in workers' hands)
 as a JSON line on the pipe ``FD`` whenever it changes, which the server reads into
 :attr:`LadderProcess.state`. It is killed with the server (``PR_SET_PDEATHSIG``), and its match
-workers stop with it. SIGTERM stops it as ``Runner.stop`` does: no more matches handed out, those in
-flight stored. A ladder process that ends while the server runs (killed, crashed) is started
-again after ``RESTART_S``, and the queue page says so; the store's lock and its skipping of
-stored matches make a restart lose only the matches in flight.
+workers stop with it. SIGTERM stops it as ``Runner.stop`` does: no more matches handed out,
+those in flight stored; once none is in flight it has ``SETTLE_S`` to finish what it was doing
+(a re-rating of a long history takes minutes: the next start does it again), then it exits. A
+ladder process that ends while the server runs (killed, crashed) is started again after
+``RESTART_S``, and the queue page says so; the store's lock and its skipping of stored matches
+make a restart lose only the matches in flight.
 """
 
 from __future__ import annotations
@@ -23,13 +25,16 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
+from arena.web.events import note
 from arena.web.runner import STOP_WAIT_S, Runner, RunnerState
 
 RESTART_S = 1.0
 STARTUP_S = 60.0  # a generous bound on the ladder process's first word
 PUBLISH_S = 0.1  # how often the ladder process looks for a change of its state
+SETTLE_S = 5.0  # once stopping with no match in flight, how long it may go on settling
 _PR_SET_PDEATHSIG = 1
 
 
@@ -145,8 +150,19 @@ def main(argv: list[str]) -> int:
     publisher = threading.Thread(target=_publish, args=(runner, out, stopped), daemon=True)
     publisher.start()
     runner.start()
+    idle_since: float | None = None
     while runner.thread.is_alive():
         runner.thread.join(0.5)  # the main thread must stay free for its signals
+        if not runner.stopping.is_set() or runner.running():
+            idle_since = None
+            continue
+        idle_since = idle_since or time.monotonic()
+        if time.monotonic() - idle_since > SETTLE_S:
+            # Stopping with no match in flight, and still busy: bringing ratings up to date
+            # (re-rating a long history takes minutes), which the next start does again.
+            # Its transaction is rolled back; every stored match stays.
+            note("ladder stopped before it finished rating: the next start rates again")
+            os._exit(0)
     stopped.set()
     publisher.join()
     return 0

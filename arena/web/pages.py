@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.requests import Request
@@ -78,11 +81,15 @@ def standings(request: Request) -> Response:
     if (same := unchanged(request, tag)) is not None:
         return same
     found, fresh = h.standings.latest()
+    if (made := _made(request, tag, fresh)) is not None:
+        return made
     listing = _listing(h.competition, number, found["stored"], ())
     if listing is None:
         return html("missing.html", code=404, what=f"no page {number} of matches")
-    return html("index.html", competition=h.competition, **_live(made_from, tag, fresh),
-                **listing, **found)  # fmt: skip
+    plot = h.plots.svg(found["order"]) if found["stored"] else ""
+    return _keep(request, tag, fresh, html(
+        "index.html", competition=h.competition, **_live(made_from, tag, fresh),
+        history_svg=plot, **listing, **found))  # fmt: skip
 
 
 def bot(request: Request) -> Response:
@@ -99,15 +106,41 @@ def bot(request: Request) -> Response:
     if (same := unchanged(request, tag)) is not None:
         return same
     found, fresh = h.standings.latest()
+    if (made := _made(request, tag, fresh)) is not None:
+        return made
     row = next((s for s in found["stats"] if s.bot == name), None)
     if row is None:
         return html("missing.html", code=404, what=f"no bot {name} in the standings")
     listing = _listing(h.competition, number, row.games, (name,))
     if listing is None:
         return html("missing.html", code=404, what=f"no page {number} of {name}'s matches")
-    return html("bot.html", competition=h.competition, row=row, versions=versions,
-                history_svg=found["history_svg_of"](name), **_live(made_from, tag, fresh),
-                **listing)  # fmt: skip
+    return _keep(request, tag, fresh, html(
+        "bot.html", competition=h.competition, row=row, versions=versions,
+        history_svg=h.plots.svg([name]), **_live(made_from, tag, fresh), **listing))  # fmt: skip
+
+
+def _made(request: Request, tag: str, fresh: bool) -> Response | None:
+    """The page at this address as made last for the version ``tag`` (from standings as the
+    database holds them, or ``fresh`` not: a page answered while they are computed again),
+    if it is kept."""
+    body = _pages.get((held(request).competition.path, _address(request), tag, fresh))
+    if body is None:
+        return None
+    return HTMLResponse(body, headers=validated(tag) if fresh else None)
+
+
+def _address(request: Request) -> str:
+    return f"{request.url.path}?{request.url.query}"
+
+
+def _keep(request: Request, tag: str, fresh: bool, page: Response) -> Response:
+    """Keep ``page`` for the next visitors of its address and version: a page costs its
+    rendering once per change of the ladder, however many visitors ask for it meanwhile
+    (while the standings are computed again too: made from the ones before, not fresh)."""
+    if page.status_code == 200:
+        key = (held(request).competition.path, _address(request), tag, fresh)
+        _pages.put(key, bytes(page.body))
+    return page
 
 
 def _live(made_from: str, tag: str, fresh: bool) -> dict[str, Any]:
@@ -151,12 +184,16 @@ def match(request: Request) -> Response:
     tag = etag("match", match_id, seat)  # a published match never changes
     if (same := unchanged(request, tag)) is not None and reads.published(competition, match_id):
         return same
+    chosen = int(seat) if seat else None
+    key = (competition.path, match_id, chosen)
+    text = _viewers.get(key)
+    if text is not None and reads.published(competition, match_id):  # not forgotten since
+        return HTMLResponse(text, headers=validated(tag))
     data = reads.public_replay(competition, match_id)
     if data is None:
         return to_full_id(request, "") or html(
             "missing.html", code=404, what="no stored match with this id"
         )
-    chosen = int(seat) if seat else None
     if chosen is not None and chosen >= len(data["players"]):
         last = len(data["players"]) - 1
         return html("missing.html", code=400, what=f"seat: this match has seats 0 to {last}")
@@ -164,7 +201,40 @@ def match(request: Request) -> Response:
         text = viewer_page(data, chosen)
     except (ReplayError, ValueError) as exc:
         return html("missing.html", code=404, what=f"this replay cannot be shown: {exc}")
+    _viewers.put(key, text)
     return HTMLResponse(text, headers=validated(tag))
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Kept(Generic[K, V]):
+    """The ``most`` values put last, by key, for any thread."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.lock = threading.Lock()
+        self.values: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        with self.lock:
+            return self.values.get(key)
+
+    def put(self, key: K, value: V) -> None:
+        with self.lock:
+            self.values[key] = value
+            self.values.move_to_end(key)
+            while len(self.values) > self.most:
+                self.values.popitem(last=False)
+
+
+# The viewer pages last made: a published match's viewer never changes, and making one reads
+# its replay and lays out every step (tens of milliseconds); a newly linked match is often
+# opened by many visitors at once. And the standings and bot pages last made, by address and
+# version.
+_viewers: Kept[tuple[Path, str, int | None], str] = Kept(64)
+_pages: Kept[tuple[Path, str, str, bool], bytes] = Kept(64)
 
 
 def to_full_id(request: Request, rest: str) -> Response | None:

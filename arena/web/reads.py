@@ -5,12 +5,15 @@ The standings and the queue depend on the ladder's bots and the stored matches o
 held in a :class:`Shared` entry keyed on both (the stored matches' mark is one cheap query),
 computed by one request at a time; the pages answer the others meanwhile with the entry before
 (marked stale, so a live page fetches itself again at its next poll), and a request that
-waited while a newer computation ran takes that one: never a computation per waiter.
+waited while a newer computation ran takes that one: never a computation per waiter. What a
+computation reads besides ``standings()`` does not grow with the history: the stored sets (what
+is published, the queue's next set and counts) and the ratings over time are kept from one
+computation to the next and brought up to date with what was stored since (``sets.py``,
+``history.py``).
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 import threading
@@ -20,15 +23,17 @@ from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 from arena.ladder.config import LadderConfig
+from arena.ladder.follow import next_set
 from arena.ladder.published import is_published
 from arena.ladder.run import schedule_for
+from arena.ladder.sets import StoredSets, day
 from arena.ladder.standings import standings
 from arena.ladder.store import Store
 from arena.match.replay import ReplayError, read
 from arena.paths import is_inside
-from arena.report import plots
 from arena.report.tables import place_labels
 from arena.web.competition import Competition
+from arena.web.history import History
 from arena.web.ladder import LadderProcess
 from arena.web.state import ladder, reading
 
@@ -37,7 +42,8 @@ PUBLIC_PLAYER_FIELDS = ("seat", "name")  # a bot's command (arguments, paths) is
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,80}")
 SHORT_ID = 6  # the fewest characters of a match id that ``/matches/SHORT`` resolves (pages show 12)
 PAGE_SIZE = 50  # matches on one page of a listing
-PLOT_POINTS = 300  # at most, per bot, in a page's rating plot
+LOCK_WAIT_S = 0.1  # a page waits this long for another request's check or computation
+QUEUE_SHOWN = 200  # the queue's newest matches done today, listed (all are counted)
 
 T = TypeVar("T")
 
@@ -64,7 +70,7 @@ class Shared(Generic[T]):
         self.key: tuple[Any, ...] | None = None
         self.read_at = float("-inf")
         self.found: T | None = None
-        self.computing = False
+        self.rest_until = float("-inf")  # no computation for pages before (see latest)
 
     def get(self) -> T:
         """The value as the database holds it now."""
@@ -73,11 +79,16 @@ class Shared(Generic[T]):
     def latest(self, wait: bool = False) -> tuple[T, bool]:
         """The value, and whether it is as the database holds it now. While another request
         computes it, the entry before is answered at once (not fresh) unless ``wait``: one
-        slow computation holds up one request, never every visitor."""
+        slow computation holds up one request, never every visitor. Nor, unless ``wait``,
+        is a computation started until as long after the last one ended as it took: a ladder
+        that stores matches faster than they are computed keeps the server busy half the
+        time at most, and its pages answered meanwhile."""
         came = time.monotonic()
-        if not wait and self.computing and self.found is not None:
-            return self.found, False
-        with self.lock:
+        before = None if wait else self.found
+        if not self.lock.acquire(timeout=-1 if before is None else LOCK_WAIT_S):
+            assert before is not None
+            return before, False  # another request computes it: the entry before, at once
+        try:
             if self.found is not None and self.read_at >= came:
                 return self.found, True  # computed from a mark read after this request came
             cfg = ladder(self.competition)
@@ -86,26 +97,30 @@ class Shared(Generic[T]):
                 key = (cfg.bot_names if cfg is not None else None, stored_mark(store),
                        self.extra())  # fmt: skip
                 if key != self.key or self.found is None:
-                    self.computing = True
+                    if not wait and self.found is not None and read_at < self.rest_until:
+                        return self.found, False
                     try:
                         self.found = self.compute(cfg, store)
                     finally:
-                        self.computing = False
+                        ended = time.monotonic()
+                        self.rest_until = 2 * ended - read_at
                     self.key = key
                 self.read_at = read_at
             return self.found, True
+        finally:
+            self.lock.release()
 
 
 StandingsCache = Shared[dict[str, Any]]
 QueueCache = Shared[dict[str, Any]]
 
 
-def standings_cache(competition: Competition) -> StandingsCache:
-    return Shared(competition, _standings)
+def standings_cache(competition: Competition, history: History) -> StandingsCache:
+    return Shared(competition, Table(history))
 
 
 def queue_cache(competition: Competition) -> QueueCache:
-    return Shared(competition, _upcoming, _midnight)
+    return Shared(competition, Upcoming(), _midnight)
 
 
 def stored_mark(store: Store | None) -> tuple[Any, ...]:
@@ -113,50 +128,29 @@ def stored_mark(store: Store | None) -> tuple[Any, ...]:
     return store.stored_mark() if store is not None else ()
 
 
-def _standings(cfg: LadderConfig | None, store: Store | None) -> dict[str, Any]:
-    """The table, its places, the rating history and its plots (matches are read by page)."""
-    empty = {"stats": [], "places": [], "stored": 0, "unpublished": 0, "history": [],
-             "history_svg": ""}  # fmt: skip
-    if cfg is None or store is None:
-        return empty | {"history_svg_of": lambda _name: ""}
-    table = standings(cfg, store, public=True)
-    stored, stats, history, order = table.stored, table.stats, table.history, table.order
-    bots = list(cfg.bot_names)
-    return {
-        "stats": stats,
-        "places": place_labels(stats),
-        "stored": len(stored),
-        "unpublished": table.hidden,
-        "history": history,
-        "history_svg": _plot(history, order) if stored else "",
-        # drawn on a bot page's first visit, kept for the next ones (the table's bots only)
-        "history_svg_of": _once(
-            functools.lru_cache(maxsize=max(1, len(bots)))(
-                lambda name: _plot(history, [name]) if stored else ""
-            )
-        ),
-    }
+class Table:
+    """The table and its places, and ``history`` brought up to date (its plots are drawn apart,
+    ``history.py``; matches are read by page). The stored sets are tallied once, then only
+    the matches stored since (``sets.py``): the count of published matches and which are not."""
 
+    def __init__(self, history: History) -> None:
+        self.history = history
+        self.sets = StoredSets()
 
-def _once(draw: Callable[[str], str]) -> Callable[[str], str]:
-    """``draw`` (cached) called by one request at a time, so concurrent first visits of a bot
-    page draw its plot once."""
-    lock = threading.Lock()
-
-    def drawn(name: str) -> str:
-        with lock:
-            return draw(name)
-
-    return drawn
-
-
-def _plot(history: list[Any], bots: list[str]) -> str:
-    """The rating plot for a page: matplotlib's one ``<style>`` element left out (the site's
-    stylesheet has its rule), as the pages' policy allows no inline style element."""
-    return _SVG_STYLE.sub("", plots.rating_history(history, bots, PLOT_POINTS))
-
-
-_SVG_STYLE = re.compile(r"<style[^>]*>.*?</style>", re.DOTALL)
+    def __call__(self, cfg: LadderConfig | None, store: Store | None) -> dict[str, Any]:
+        if cfg is None or store is None:
+            return {"stats": [], "places": [], "stored": 0, "unpublished": 0, "order": []}
+        tally = self.sets.update(store)
+        hidden = {i for s in tally.incomplete for i in tally.sets[s].ids}
+        self.history.update(store, hidden)
+        table = standings(cfg, store, public=True)
+        return {
+            "stats": table.stats,
+            "places": place_labels(table.stats),
+            "stored": tally.count - len(hidden),
+            "unpublished": table.hidden,
+            "order": table.order,
+        }
 
 
 def matches_page(competition: Competition, page: int, bots: tuple[str, ...] = ()) -> list[Any]:
@@ -189,12 +183,35 @@ def _midnight() -> float:
     return datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
 
 
-def _upcoming(cfg: LadderConfig | None, store: Store | None) -> dict[str, Any]:
-    """The schedule's next matches and the published matches done today (UTC), with a count
-    of the rest: what the queue shows of the ladder, asked once per change."""
-    today = store.published_since(_midnight()) if store is not None else ([], 0)
-    upcoming = schedule_for(cfg).upcoming(store) if cfg is not None else []
-    return {"upcoming": upcoming, "done_today": today[0], "unpublished": today[1]}
+class Upcoming:
+    """The schedule's next matches, the published matches done today (UTC: the newest
+    ``QUEUE_SHOWN``, and how many) with a count of the rest: what the queue shows of the
+    ladder, asked once per change. The stored sets are tallied once, then only the matches
+    stored since (``sets.py``), so a following ladder's next set costs what it shows."""
+
+    def __init__(self) -> None:
+        self.sets = StoredSets()
+
+    def __call__(self, cfg: LadderConfig | None, store: Store | None) -> dict[str, Any]:
+        if store is None:
+            upcoming = schedule_for(cfg).upcoming(None) if cfg is not None else []
+            return {"upcoming": upcoming, "done_today": [], "done": 0, "unpublished": 0}
+        midnight = _midnight()
+        tally = self.sets.update(store)
+        if cfg is None:
+            upcoming = []
+        elif cfg.follow is not None:
+            upcoming = next_set(cfg, store, tally, batch=False)  # never a re-rating here
+        else:
+            upcoming = schedule_for(cfg).upcoming(store)
+        newest = store.published_matches(QUEUE_SHOWN)
+        unpublished = tally.unpublished_since(midnight)
+        return {
+            "upcoming": upcoming,
+            "done_today": [r["id"] for r in newest if r["finished_at"] >= midnight],
+            "done": tally.days[day(midnight)] - unpublished,
+            "unpublished": unpublished,
+        }
 
 
 def queue(found: dict[str, Any], runner: LadderProcess, counts: dict[str, int]) -> dict[str, Any]:
@@ -210,6 +227,7 @@ def queue(found: dict[str, Any], runner: LadderProcess, counts: dict[str, int]) 
         "running": running,
         "waiting": waiting,
         "done_today": found["done_today"],
+        "done": found["done"],
         "unpublished": found["unpublished"],
         "gates": counts,
         "status": state.status,

@@ -18,13 +18,16 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from arena.ladder import database
+from arena.ladder import database, rated, ratings
 from arena.ladder import store as store_module
-from arena.ladder.run import run_ladder
+from arena.ladder.config import LadderConfig
+from arena.ladder.run import run_ladder, schedule_for
 from arena.ladder.store import Store
+from arena.web import reads
 from arena.web.app import GZIP_MIN_BYTES, create_app
 from arena.web.competition import Competition, load_competition
-from arena.web.reads import PAGE_SIZE, PLOT_POINTS
+from arena.web.history import PLOT_POINTS
+from arena.web.reads import PAGE_SIZE
 from arena.web.runner import STOP_WAIT_S
 from tests.ladder.helpers import SyntheticExecutor
 from tests.web.competitions import write_competition
@@ -167,6 +170,80 @@ def test_no_page_reads_the_whole_history(tmp_path: Path, steps: Steps) -> None:
     large = _costs(_filled(tmp_path / "large", rounds=400), steps)  # 1200
     for page in PAGES:
         assert large[page] <= 1.5 * small[page] + 20, (page, small[page], large[page])
+
+
+def _following(folder: Path, rounds: int) -> Competition:
+    """``_filled``, then served as a following ladder, its store rated as that ladder rates it
+    (what the ladder's first run does before it plays)."""
+    _filled(folder, rounds)
+    competition = load_competition(write_competition(folder, house=3, follow=True))
+    cfg = competition.ladder(check_bots=True)
+    assert cfg is not None
+    store = Store.create(cfg.database, cfg.game.id)
+    try:
+        schedule_for(cfg).rerate(store)
+    finally:
+        store.close()
+    return competition
+
+
+def _one_more_set(competition: Competition) -> None:
+    cfg = competition.ladder(check_bots=True)
+    assert cfg is not None
+    done: list[int] = []
+
+    def reload() -> LadderConfig:  # as the server's runner reads it before each set
+        again = competition.ladder(check_bots=True)
+        assert again is not None
+        return again
+
+    run_ladder(cfg, SyntheticExecutor(), progress=lambda d, *_: done.append(d),
+               stop=lambda: bool(done) and done[-1] >= 3, reload=reload)  # fmt: skip
+
+
+def _costs_after_a_change(competition: Competition, steps: Steps) -> dict[str, int]:
+    """Each page's database steps right after a set was stored (the first asks for the
+    standings and the queue to be computed again), once every page was asked before."""
+    costs = {}
+    with TestClient(create_app(competition, run_ladder=False)) as client:
+        for page in PAGES:
+            client.get(page)
+        _one_more_set(competition)
+        for page in PAGES:
+            before = steps.count
+            assert client.get(page).status_code in (200, 404)
+            costs[page] = steps.count - before
+    return costs
+
+
+def test_after_a_set_is_stored_only_the_standings_read_the_whole_history(
+    tmp_path: Path, steps: Steps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the pages compute again after a change, beyond ``standings()`` (kept out here: its
+    reads are the ladder's store's, ``arena/ladder/standings.py``), reads what was stored since:
+    the stored sets and the ratings over time are kept from one computation to the next, and
+    nothing re-rates."""
+    tables: dict[Path, Any] = {}
+    standings = reads.standings
+
+    def once(cfg: Any, store: Store, public: bool = False) -> Any:
+        key = Path(str(cfg.database))
+        if key not in tables:
+            tables[key] = standings(cfg, store, public)
+        return tables[key]
+
+    def refuse(*_: Any, **__: Any) -> Any:
+        raise AssertionError("a page re-rated the history")
+
+    small = _following(tmp_path / "small", rounds=40)  # 120 matches
+    large = _following(tmp_path / "large", rounds=400)  # 1200
+    monkeypatch.setattr(reads, "standings", once)
+    for module in (ratings, rated):
+        monkeypatch.setattr(module, "rate", refuse)
+    costs = {name: _costs_after_a_change(c, steps) for name, c in (("small", small),
+                                                                    ("large", large))}  # fmt: skip
+    for page in PAGES:
+        assert costs["large"][page] <= 1.5 * costs["small"][page] + 20, (page, costs)
 
 
 def test_a_rating_plot_shows_at_most_its_points_whatever_the_history(tmp_path: Path) -> None:

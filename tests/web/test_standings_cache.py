@@ -1,6 +1,6 @@
 """The competition server computes its standings once per change of the stored matches (or of
 the ladder's bots) and shares them between requests: real app, real matches played by real bot
-processes into a real SQLite file; the ratings counted by wrapping the standings' ``rate``."""
+processes into a real SQLite file; the computations counted by wrapping ``standings()``."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from arena.ladder import standings as table
 from arena.ladder.executor import LocalExecutor
 from arena.ladder.run import run_ladder
+from arena.web import reads
 from arena.web.app import create_app
 from arena.web.competition import Competition, load_competition
 from tests.web.competitions import write_competition
@@ -26,17 +26,18 @@ SCHEDULED = 6  # 3 house bots, 3 seats: one table, 2 rounds of 3 rotations
 
 @pytest.fixture
 def rated(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Each computation of the ratings by the app, as the number of matches it rated; each one
-    made slow enough that concurrent requests overlap it."""
+    """Each computation of the standings by the app, as the number of games its bots played;
+    each one made slow enough that concurrent requests overlap it."""
     calls: list[int] = []
-    rate = table.rate
+    standings = reads.standings
 
-    def counted(stored: list[Any], *args: Any) -> Any:
-        calls.append(len(stored))
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        found = standings(*args, **kwargs)
+        calls.append(sum(s.games for s in found.stats))
         time.sleep(0.2)
-        return rate(stored, *args)
+        return found
 
-    monkeypatch.setattr(table, "rate", counted)
+    monkeypatch.setattr(reads, "standings", counted)
     return calls
 
 
@@ -62,7 +63,7 @@ def test_repeated_requests_share_one_computation_until_a_match_is_stored(
         assert client.get("/").status_code == 200
         assert client.get("/bots/house-greedy").status_code == 200
         assert client.get("/api/standings").json() == first
-        assert rated == [first["stored"]], "one computation for every request since"
+        assert rated == [3 * first["stored"]], "one computation for every request since"
 
         _play(competition)  # the rest of the schedule
         after = client.get("/api/standings").json()
@@ -72,7 +73,7 @@ def test_repeated_requests_share_one_computation_until_a_match_is_stored(
         }  # fmt: skip
         assert client.get("/").text.count("/replay.json") == SCHEDULED
         assert client.get("/api/standings").json() == after
-        assert rated == [first["stored"], SCHEDULED]
+        assert rated == [3 * first["stored"], 3 * SCHEDULED]
 
 
 def test_concurrent_requests_after_a_change_wait_for_one_computation(
@@ -90,6 +91,6 @@ def test_concurrent_requests_after_a_change_wait_for_one_computation(
 
     with ThreadPoolExecutor(8) as pool:
         answers = list(pool.map(ask, range(8)))
-    assert rated == [3]
+    assert rated == [9]  # 3 matches of 3 bots
     assert all(a is answers[0] for a in answers), "every request shares the one entry"
     assert answers[0]["stored"] == 3
