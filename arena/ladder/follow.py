@@ -182,9 +182,7 @@ def _ratings(cfg: LadderConfig, store: Store, batch: bool) -> dict[str, Rating] 
     """The ratings the store keeps, with the few matches queued behind a gap folded on (read
     by id); for a store not rated under this ladder's key yet (its writer re-rates it once,
     when it starts), the batch over every stored match, or None without ``batch``."""
-    queued = {match_id: position for position, match_id in store.queue()}
-    stored = store.records_of(queued) if queued else []
-    found = current(store, rating_key_of(cfg), cfg.bot_names, stored, cfg.rating)
+    found = current(store, rating_key_of(cfg), cfg.bot_names, cfg.rating)
     if found is None and batch:
         return ratings_of(cfg, store, records(cfg, store)[1])
     return found

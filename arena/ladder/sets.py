@@ -56,14 +56,7 @@ class StoredSets:
         """Read the matches stored since the last update (all of them the first time)."""
         if store.count_matches() < self.count:
             self._clear()  # matches forgotten: tallied again
-        order = store.conn.insertion_order
-        rows = store.conn.execute(
-            f"SELECT m.{order} AS n, m.id, m.set_id, m.round, m.seats, m.finished_at, r.bot, "
-            f"r.status FROM matches m JOIN results r ON r.match_id = m.id "
-            f"WHERE m.{order} > ? ORDER BY m.{order}, r.seat",
-            (self.after,),
-        )
-        for r in rows:
+        for r in store.seats_stored_after(self.after):
             if r["n"] != self.after:
                 self._add(r["id"], r["set_id"], r["round"], json.loads(r["seats"]),
                           r["finished_at"])  # fmt: skip

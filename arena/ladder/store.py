@@ -33,6 +33,7 @@ from arena.ladder.database import (
     Error,
     Location,
     OperationalError,
+    Rows,
     connect,
     describe,
     exists,
@@ -708,12 +709,31 @@ class Store:
         rows = self.conn.execute("SELECT bot, mu, sigma FROM ratings ORDER BY bot")
         return {r["bot"]: (r["mu"], r["sigma"]) for r in rows}
 
-    def rating_history(self) -> list[HistoryRow]:
-        """The stored rating history, in schedule order (a match's bots by name)."""
+    def rating_history(self, since: int = 0) -> list[HistoryRow]:
+        """The stored rating history from position ``since`` on, in schedule order (a match's
+        bots by name)."""
         query = (
-            "SELECT position, match_id, bot, mu, sigma FROM rating_history ORDER BY position, bot"
+            "SELECT position, match_id, bot, mu, sigma FROM rating_history "
+            "WHERE position >= ? ORDER BY position, bot"
         )
-        return [HistoryRow(*r) for r in self.conn.execute(query)]
+        return [HistoryRow(*r) for r in self.conn.execute(query, (since,))]
+
+    def holds_history_row(self, row: HistoryRow) -> bool:
+        """Whether ``row`` is still stored as it was (not re-rated or forgotten since)."""
+        query = "SELECT match_id, mu, sigma FROM rating_history WHERE position = ? AND bot = ?"
+        found = self.conn.execute(query, (row.position, row.bot)).fetchone()
+        return found is not None and tuple(found) == (row.match_id, row.mu, row.sigma)
+
+    def seats_stored_after(self, after: int) -> Rows:
+        """Each seat of the matches stored after the ``after``-th in insertion order (``n``),
+        with its match's set, round, bots and finish time, in that order then by seat."""
+        order = self.conn.insertion_order
+        return self.conn.execute(
+            f"SELECT m.{order} AS n, m.id, m.set_id, m.round, m.seats, m.finished_at, r.bot, "
+            f"r.status FROM matches m JOIN results r ON r.match_id = m.id "
+            f"WHERE m.{order} > ? ORDER BY m.{order}, r.seat",
+            (after,),
+        )
 
     def queue(self) -> list[tuple[int, str]]:
         """The stored matches waiting to be rated (a gap before them), in schedule order."""

@@ -48,26 +48,15 @@ class History:
     def update(self, store: Store, unpublished: Collection[str]) -> None:
         """Add the rows stored since, up to the first of a match in ``unpublished``."""
         with self.lock:
-            if self.last is not None and not self._holds(store, self.last):
+            if self.last is not None and not store.holds_history_row(self.last):
                 self._clear()  # re-rated or forgotten since: read again
-            query = (
-                "SELECT position, match_id, bot, mu, sigma FROM rating_history "
-                "WHERE position >= ? ORDER BY position, bot"
-            )
             added = False
-            for r in store.conn.execute(query, (self.next,)):
-                if r["match_id"] in unpublished:
+            for row in store.rating_history(since=self.next):
+                if row.match_id in unpublished:
                     break  # it and everything after it wait until its set is whole
-                row = HistoryRow(r["position"], r["match_id"], r["bot"], r["mu"], r["sigma"])
                 self.by_bot.setdefault(row.bot, []).append(row)
                 self.last, self.next, added = row, row.position + 1, True
             self.grown += added
-
-    @staticmethod
-    def _holds(store: Store, row: HistoryRow) -> bool:
-        query = "SELECT match_id, mu, sigma FROM rating_history WHERE position = ? AND bot = ?"
-        found = store.conn.execute(query, (row.position, row.bot)).fetchone()
-        return found is not None and tuple(found) == (row.match_id, row.mu, row.sigma)
 
     def of(self, bots: Sequence[str]) -> list[HistoryRow]:
         """The rows of ``bots``, each bot's in schedule order."""
