@@ -183,6 +183,12 @@ class Connection:
         return bool(self.execute("SELECT pg_try_advisory_lock(?)", (key,))[0][0])
 
     def close(self) -> None:
+        """Close; on PostgreSQL release the advisory locks first: the server frees a closed
+        connection's locks only once its backend has noticed, so a writer opened right after
+        (a run resumed at once) could find its ladder still "in use"."""
+        with contextlib.suppress(Exception):
+            if self.postgres:
+                self.execute("SELECT pg_advisory_unlock_all()")
         with contextlib.suppress(Exception):
             self.raw.close()
 
