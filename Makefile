@@ -24,8 +24,11 @@ demo: $(STAMP)
 	$(VENV)/bin/arena ladder run ladders/demo.toml
 	$(VENV)/bin/arena ladder report ladders/demo.toml
 
+# One test worker more than cores: most tests wait on bot processes and servers much of the time.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+
 test: $(STAMP) bots
-	$(PY) -m pytest -q -n auto
+	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 # The sample bots in other languages: Node packages from the lock file, the C++ and Java bots
 # compiled (the Java one with the same command as its manifest's build).
