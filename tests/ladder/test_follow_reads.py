@@ -19,18 +19,9 @@ from arena.ladder.follow import next_set
 from arena.ladder.sets import StoredSets
 from arena.ladder.store import Store
 
-from .helpers import SyntheticExecutor, share_key, write_ladder
+from .helpers import SyntheticExecutor, write_ladder
 
 FOLLOW = "[follow]\nplacement = 1\npoll_s = 0.1"
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Location:
-    if request.param == "sqlite":
-        return tmp_path / "tiny.db"
-    url = request.getfixturevalue("postgres_url")
-    share_key(url)
-    return url
 
 
 def _following(folder: Path, database: Location) -> LadderConfig:

@@ -19,7 +19,7 @@ from arena.ladder.rated import current, history_of, rating_key_of
 from arena.ladder.ratings import rate
 from arena.ladder.store import SCHEMA_VERSION, Store
 
-from .helpers import SyntheticExecutor, share_key, show_json, write_ladder
+from .helpers import SyntheticExecutor, show_json, write_ladder
 
 OLD_DATABASE = Path(__file__).parent / "data" / "schema2-tiny.db"  # made by the schema-2 code
 
@@ -31,16 +31,8 @@ class LastFirst(SyntheticExecutor):
         return futures[-1:]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Location:
-    if request.param == "sqlite":
-        return tmp_path / "tiny.db"
-    url = request.getfixturevalue("postgres_url")
-    share_key(url)
-    return url
-
-
-def _ladder(folder: Path, database: Location, **kw: Any) -> LadderConfig:
+def ladder_at(folder: Path, database: Location, **kw: Any) -> LadderConfig:
+    """The ladder of ``write_ladder(folder, **kw)`` stored at ``database``."""
     extra = f'database = "{database}"' if isinstance(database, str) else ""
     return load_ladder(write_ladder(folder, extra=extra, **kw), check_bots=True)
 
@@ -69,7 +61,7 @@ def _kept(cfg: LadderConfig) -> tuple[dict, list, dict]:
 def test_kept_ratings_equal_the_batch_exactly_out_of_order_and_past_a_gap(
     database: Location, tmp_path: Path
 ) -> None:
-    cfg = _ladder(tmp_path, database, bots=4, seats=3, rounds=1)
+    cfg = ladder_at(tmp_path, database, bots=4, seats=3, rounds=1)
     stuck = ladder.schedule_of(cfg)[1].match_id  # given up: a gap the others wait behind
     summary = ladder.run_ladder(cfg, LastFirst(void_always={stuck}))
     assert summary.played == 11 and summary.failed == 1  # stuck: void after its tries
@@ -89,7 +81,7 @@ def test_a_run_stopped_half_way_reads_the_batch_from_the_kept_ratings(
     database: Location, tmp_path: Path
 ) -> None:
     """Stopped with matches stored behind a gap (still queued): a reader folds them on."""
-    cfg = _ladder(tmp_path, database, bots=4, seats=2, rounds=2)
+    cfg = ladder_at(tmp_path, database, bots=4, seats=2, rounds=2)
     with pytest.raises(KeyboardInterrupt):
         ladder.run_ladder(cfg, LastFirst(interrupt_after=9))
     store = Store.read(cfg.database, cfg.game.id)
@@ -123,7 +115,7 @@ def test_a_following_ladder_keeps_its_ratings_in_storage_order(tmp_path: Path) -
 
 
 def test_show_reads_the_kept_ratings_without_rerating(tmp_path: Path, monkeypatch: Any) -> None:
-    cfg = _ladder(tmp_path, tmp_path / "tiny.db", bots=3, rounds=1)
+    cfg = ladder_at(tmp_path, tmp_path / "tiny.db", bots=3, rounds=1)
     ladder.run_ladder(cfg, SyntheticExecutor())
     from arena.ladder import rated, ratings, standings
 

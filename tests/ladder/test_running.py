@@ -23,24 +23,10 @@ from arena.ladder.standings import Standings, batch, comparison_of, standings
 from arena.ladder.store import SCHEMA_VERSION, Store
 from arena.ladder.tally import compare
 
-from .helpers import SyntheticExecutor, share_key, show_json, write_ladder
-from .test_incremental import LastFirst
+from .helpers import SyntheticExecutor, show_json, write_ladder
+from .test_incremental import LastFirst, ladder_at
 
 OLD_DATABASE = Path(__file__).parent / "data" / "schema3-tiny.db"  # made by the schema-3 code
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Location:
-    if request.param == "sqlite":
-        return tmp_path / "tiny.db"
-    url = request.getfixturevalue("postgres_url")
-    share_key(url)
-    return url
-
-
-def _ladder(folder: Path, database: Location, **kw: Any) -> LadderConfig:
-    extra = f'database = "{database}"' if isinstance(database, str) else ""
-    return load_ladder(write_ladder(folder, extra=extra, **kw), check_bots=True)
 
 
 def _view(table: Standings) -> dict[str, Any]:
@@ -94,7 +80,7 @@ def _rerate(cfg: LadderConfig) -> None:
 def test_the_kept_table_equals_the_batch_out_of_order_past_a_gap_and_after_rerate(
     database: Location, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cfg = _ladder(tmp_path, database, bots=4, seats=3, rounds=2)
+    cfg = ladder_at(tmp_path, database, bots=4, seats=3, rounds=2)
     stuck = ladder.schedule_of(cfg)[4].match_id  # given up: its set never completes
     summary = ladder.run_ladder(cfg, LastFirst(void_always={stuck}))
     assert summary.played == 23 and summary.failed == 1
@@ -116,7 +102,7 @@ def test_a_run_stopped_half_way_and_resumed_keeps_the_batch(
     """Stopped with sets incomplete: the organiser's table counts their matches, the public
     one shows none of them, and its ratings are those of the stored matches before the first
     of them (the batch over that prefix); resumed, everything is shown."""
-    cfg = _ladder(tmp_path, database, bots=4, seats=2, rounds=2)
+    cfg = ladder_at(tmp_path, database, bots=4, seats=2, rounds=2)
     with pytest.raises(KeyboardInterrupt):
         ladder.run_ladder(cfg, LastFirst(interrupt_after=9))
     kept = _check(cfg, monkeypatch)
@@ -172,7 +158,7 @@ def test_a_database_made_by_the_previous_version_is_filled_once_by_its_next_writ
 def test_listings_read_only_the_columns_they_show(tmp_path: Path) -> None:
     """``match_rows`` leaves the seats' stderr tails and incidents in the database unless every
     column is asked for (``arena ladder matches --format json``)."""
-    cfg = _ladder(tmp_path, tmp_path / "tiny.db", bots=3, rounds=1)
+    cfg = ladder_at(tmp_path, tmp_path / "tiny.db", bots=3, rounds=1)
     ladder.run_ladder(cfg, SyntheticExecutor())
     store = Store.read(cfg.database, cfg.game.id)
     try:
