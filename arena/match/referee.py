@@ -58,7 +58,7 @@ from arena.games.base import Decision, Game, State, competition_ranks
 from arena.games.rng import KeyedRandom
 from arena.match import replay
 from arena.match.bots import BotSpec
-from arena.match.channels import EXCERPT_CHARS, Frame, Inbound, excerpt, printable
+from arena.match.channels import EXCERPT_CHARS, Frame, Inbound, Trouble, excerpt, printable
 from arena.match.clock import Ask, MatchClock, SeatClock, Spent, Verdict, Window
 from arena.match.connection import Connection, Seating
 from arena.match.faults import FaultPolicy, exit_fault, signal_name
@@ -253,7 +253,7 @@ class Referee:
     def _play(self, state: State) -> None:
         while pending := state.pending():
             answers = self._collect(state, pending)
-            for decision in sorted(pending, key=lambda d: d.seat):
+            for decision in pending if len(pending) == 1 else _by_seat(pending):
                 choice, by, ms, info = answers[decision.seat]
                 record = {
                     "seat": decision.seat,
@@ -418,7 +418,9 @@ class Referee:
             self._expire_deadlines(received)
             self._on_frame(self.seats[index], frame)
         for seat, conn in connected:
-            self._on_trouble(seat, conn)
+            trouble = conn.trouble()
+            if trouble is not None:
+                self._on_trouble(seat, conn, trouble)
         for seat, conn in connected:
             if conn.exited(ready):
                 self._on_exit(seat, conn)
@@ -512,11 +514,8 @@ class Referee:
         seat.decisions += 1
         seat.answer = (choice, "bot", timing.elapsed_ms, _note(seat, msg.get("info", "")))
 
-    def _on_trouble(self, seat: _Seat, conn: Connection) -> None:
+    def _on_trouble(self, seat: _Seat, conn: Connection, trouble: Trouble) -> None:
         """Rule on what a channel saw besides messages: connections, an unread outbox."""
-        trouble = conn.trouble()
-        if trouble is None:
-            return
         if seat.playing and (trouble.after_game or not self.finished):
             self._fault(seat, trouble.code, trouble.detail)
         if trouble.close:
@@ -654,6 +653,11 @@ class Starved(Exception):
     (``load:``), never a bot's fault."""
 
 
+def _by_seat(pending: Sequence[Decision]) -> list[Decision]:
+    """Answers to a simultaneous choice are applied in seat order, whoever answered first."""
+    return sorted(pending, key=lambda d: d.seat)
+
+
 def _read_order(read: tuple[float, int, Frame]) -> tuple[float, int]:
     """Frames read in one wake are handled by the moment each was read, then by seat."""
     return read[0], read[1]
@@ -686,7 +690,7 @@ def _note(seat: _Seat, info: str) -> str:
     """What the replay keeps of an answer's ``info``: printable, at most ``INFO_CHARS``, and
     nothing once the seat's ``INFO_CHARS_PER_SEAT`` are spent (the seat was charged for the
     message like for any other; the replay does not grow with what it says)."""
-    if seat.info_left < INFO_CHARS:
+    if not info or seat.info_left < INFO_CHARS:  # most answers carry none
         return ""
     kept = printable(info, INFO_CHARS)
     seat.info_left -= len(kept)
