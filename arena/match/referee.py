@@ -300,7 +300,7 @@ class Referee:
         kept it from running) its deadline moved on."""
         for seat in self.seats:
             ask = seat.ask
-            if seat.playing and ask is not None and ask.overdue(now):
+            if ask is not None and seat.playing and ask.overdue(now):
                 spent = self._judge(seat, ask, now)
                 if spent is not None:
                     self._late(seat, ask, spent)
