@@ -439,7 +439,7 @@ class StreamChannel(ABC):
             self._read(self.stdout)
         frames: list[Frame] = []
         size = 0
-        while len(frames) < WAKE_MESSAGES and size < self.max_bytes:
+        while self.inbox and len(frames) < WAKE_MESSAGES and size < self.max_bytes:
             frame = self._split()
             if frame is None:
                 break
@@ -451,7 +451,7 @@ class StreamChannel(ABC):
                 frames.append(self._rest(broken))
             elif self.closed and self.inbox:
                 frames.append(self._rest(ProtocolError("malformed", self.unfinished)))
-        self.pending = self._whole() or (self.closed and bool(self.inbox))
+        self.pending = bool(self.inbox) and (self.closed or self._whole())
         return frames
 
     def _read(self, stdout: int) -> None:

@@ -58,7 +58,7 @@ from arena.games.base import Decision, Game, State, competition_ranks
 from arena.games.rng import KeyedRandom
 from arena.match import replay
 from arena.match.bots import BotSpec
-from arena.match.channels import EXCERPT_CHARS, Frame, Inbound, excerpt, printable
+from arena.match.channels import EXCERPT_CHARS, Frame, Inbound, Trouble, excerpt, printable
 from arena.match.clock import Ask, MatchClock, SeatClock, Spent, Verdict, Window
 from arena.match.connection import Connection, Seating
 from arena.match.faults import FaultPolicy, exit_fault, signal_name
@@ -237,9 +237,9 @@ class Referee:
 
     def _handshake(self) -> None:
         while waiting := [s for s in self.seats if s.playing and not s.greeted]:
-            if self._over_time():
-                break
             now = time.monotonic()
+            if self._over_time(now):
+                break
             for seat in waiting:
                 assert seat.hello is not None
                 spent = self._judge(seat, seat.hello, now) if seat.hello.overdue(now) else None
@@ -253,20 +253,20 @@ class Referee:
     def _play(self, state: State) -> None:
         while pending := state.pending():
             answers = self._collect(state, pending)
-            for decision in sorted(pending, key=lambda d: d.seat):
+            for decision in pending if len(pending) == 1 else _by_seat(pending):
                 choice, by, ms, info = answers[decision.seat]
-                self.records.append(
-                    {
-                        "seat": decision.seat,
-                        "kind": decision.kind,
-                        "choice": choice,
-                        "option": decision.options[choice],
-                        "by": by,
-                        "ms": round(ms, 3),
-                        "events": state.event_count(),
-                        **({"info": info} if info else {}),
-                    }
-                )
+                record = {
+                    "seat": decision.seat,
+                    "kind": decision.kind,
+                    "choice": choice,
+                    "option": decision.options[choice],
+                    "by": by,
+                    "ms": round(ms, 3),
+                    "events": state.event_count(),
+                }
+                if info:
+                    record["info"] = info
+                self.records.append(record)
                 state.act(decision.seat, choice)
 
     def _collect(self, state: State, pending: tuple[Decision, ...]) -> dict[int, Answer]:
@@ -287,10 +287,11 @@ class Referee:
                     self._send_turn(state, seat, decision)
             if len(answers) == len(pending):
                 return answers
-            if self._over_time():
+            now = time.monotonic()
+            if self._over_time(now):
                 continue
-            self._expire_deadlines(time.monotonic())
-            deadlines = [s.ask.wake_at for s in self.seats if s.playing and s.ask is not None]
+            self._expire_deadlines(now)
+            deadlines = [s.ask.wake_at for s in self.seats if s.ask is not None and s.playing]
             if deadlines:
                 self._wait(min(deadlines))
 
@@ -299,7 +300,7 @@ class Referee:
         kept it from running) its deadline moved on."""
         for seat in self.seats:
             ask = seat.ask
-            if seat.playing and ask is not None and ask.overdue(now):
+            if ask is not None and seat.playing and ask.overdue(now):
                 spent = self._judge(seat, ask, now)
                 if spent is not None:
                     self._late(seat, ask, spent)
@@ -340,10 +341,10 @@ class Referee:
         seat.clock.expire()
         self._carry_out(seat, self.rulings.late(seat.ledger, ask, seat.greeted, spent), ask)
 
-    def _over_time(self) -> bool:
-        """Past the match's wall-clock cap: rule every seat being waited on, once. The others
-        play on, each on its own clock (which bounds the rest of the game)."""
-        if not self.clock.reached(time.monotonic()):
+    def _over_time(self, now: float) -> bool:
+        """Past the match's wall-clock cap at ``now``: rule every seat being waited on, once.
+        The others play on, each on its own clock (which bounds the rest of the game)."""
+        if not self.clock.reached(now):
             return False
         for seat in self.seats:
             if seat.playing and (seat.ask is not None or not seat.greeted):
@@ -389,15 +390,19 @@ class Referee:
     # -- what bots send ----------------------------------------------------------------------
 
     def _wait(self, until: float) -> None:
-        """Poll every channel and pidfd until ``until`` or the first activity; handle it all."""
+        """Poll every channel and pidfd until ``until`` or the first activity; handle it all.
+
+        It runs once per decision answered, so it makes one pass where it can: the clock is
+        read once before the poll and once after it."""
         connected = [(s, s.conn) for s in self.seats if s.conn is not None]
+        pending = False
         for _, conn in connected:
             conn.watch_output()
-        pending = any(conn.channel.pending for _, conn in connected)
+            pending = pending or conn.channel.pending
+        asked = time.monotonic()
         until = min(until, self.clock.ends_at)
         # In whole ms, rounded up: a wake is never early for the moment it waits for.
-        timeout = 0 if pending else max(0, math.ceil((until - time.monotonic()) * 1000))
-        asked = time.monotonic()
+        timeout = 0 if pending else max(0, math.ceil((until - asked) * 1000))
         ready = dict(self.poller.poll(timeout))
         now = time.monotonic()
         if not ready and timeout > 0:
@@ -406,17 +411,21 @@ class Referee:
         for seat, conn in connected:
             if conn.ready(ready):
                 read += [(f.received, seat.index, f) for f in conn.receive(ready)]
+        if len(read) > 1:
+            read.sort(key=_read_order)
         # What was read is handled in the order it was read, with the clock checked between.
-        for received, index, frame in sorted(read, key=lambda r: r[:2]):
+        for received, index, frame in read:
             self._expire_deadlines(received)
             self._on_frame(self.seats[index], frame)
         for seat, conn in connected:
-            self._on_trouble(seat, conn)
+            trouble = conn.trouble()
+            if trouble is not None:
+                self._on_trouble(seat, conn, trouble)
         for seat, conn in connected:
             if conn.exited(ready):
                 self._on_exit(seat, conn)
         for seat, _ in connected:  # decisions still unanswered long enough to read counters for
-            if seat.playing and seat.ask is not None and seat.ask.unmeasured(now):
+            if seat.ask is not None and seat.playing and seat.ask.unmeasured(now):
                 self._measure(seat, seat.ask)
 
     def _on_frame(self, seat: _Seat, frame: Frame) -> None:
@@ -505,11 +514,8 @@ class Referee:
         seat.decisions += 1
         seat.answer = (choice, "bot", timing.elapsed_ms, _note(seat, msg.get("info", "")))
 
-    def _on_trouble(self, seat: _Seat, conn: Connection) -> None:
+    def _on_trouble(self, seat: _Seat, conn: Connection, trouble: Trouble) -> None:
         """Rule on what a channel saw besides messages: connections, an unread outbox."""
-        trouble = conn.trouble()
-        if trouble is None:
-            return
         if seat.playing and (trouble.after_game or not self.finished):
             self._fault(seat, trouble.code, trouble.detail)
         if trouble.close:
@@ -647,6 +653,16 @@ class Starved(Exception):
     (``load:``), never a bot's fault."""
 
 
+def _by_seat(pending: Sequence[Decision]) -> list[Decision]:
+    """Answers to a simultaneous choice are applied in seat order, whoever answered first."""
+    return sorted(pending, key=lambda d: d.seat)
+
+
+def _read_order(read: tuple[float, int, Frame]) -> tuple[float, int]:
+    """Frames read in one wake are handled by the moment each was read, then by seat."""
+    return read[0], read[1]
+
+
 def excerpt_options(options: Sequence[dict[str, Any]], limit: int = 200) -> str:
     text = json.dumps(list(options), separators=(",", ":"), default=str)
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -674,7 +690,7 @@ def _note(seat: _Seat, info: str) -> str:
     """What the replay keeps of an answer's ``info``: printable, at most ``INFO_CHARS``, and
     nothing once the seat's ``INFO_CHARS_PER_SEAT`` are spent (the seat was charged for the
     message like for any other; the replay does not grow with what it says)."""
-    if seat.info_left < INFO_CHARS:
+    if not info or seat.info_left < INFO_CHARS:  # most answers carry none
         return ""
     kept = printable(info, INFO_CHARS)
     seat.info_left -= len(kept)
