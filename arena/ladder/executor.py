@@ -485,10 +485,14 @@ class Dispatcher:
                 ms = float(returned.result["duration_ms"])
                 self.match_ms = ms if self.match_ms is None else 0.8 * self.match_ms + 0.2 * ms
 
+    def _fill(self) -> None:
+        """Hand out jobs while a slot is free and something may start."""
+        while batch := self._next_batch():
+            self.running[self.executor.submit([j.match for j in batch])] = batch
+
     def __iter__(self) -> Iterator[tuple[Job, Returned]]:
         while self.queue or self.running:
-            while batch := self._next_batch():
-                self.running[self.executor.submit([j.match for j in batch])] = batch
+            self._fill()
             for future in self.executor.wait(list(self.running)):
                 batch = self.running.pop(future)
                 results = self.executor.outcome(future)
@@ -496,4 +500,6 @@ class Dispatcher:
                 if not self.stopped:  # after a host void: not attempted, as if never handed out
                     self.queue.extendleft(reversed(unplayed))
                 self._measure(results)
+                if all(r.void is None for r in results):  # else the runner may stop or retry
+                    self._fill()  # the worker plays on while the runner stores these
                 yield from zip(played, results, strict=True)
