@@ -178,7 +178,9 @@ def cpu_seconds() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=96, help="rounded to whole rounds of 12")
+    parser.add_argument(
+        "--matches", type=int, default=300, help="rounded to whole rounds of 12 (a small ladder)"
+    )
     args = parser.parse_args()
     os.chdir(ROOT)
     rounds = max(1, args.matches // 12)
