@@ -20,10 +20,14 @@ applied without asking, welcome and game_over):
 * the match folder: short matches (Happy Mochi cut to one turn, C++ bots kept, pipe) with
   each match's folder on the tmpfs the referee uses and on disk (``/var/tmp``): wall and
   referee CPU per match;
-* workers: ladders on 2 local workers against 1, of long matches (whole Motora games) and of
-  short ones (Happy Mochi cut to one turn), C++ bots kept, on the pipe; beside what this
-  machine gives 2 processes now against 1 (pure Python spinning in each: 2.0 on 2 idle cores,
-  less when the machine is shared).
+* workers: ladders on 2 local workers against 1, of long matches (whole Motora games: 48
+  and 96) and of short ones (Happy Mochi cut to one turn: 300 and 600, a small ladder), C++
+  bots kept, on the pipe: matches per second over the whole run (workers started with the
+  run, as ``arena ladder run`` does) and over its second half, the run's start-up and end,
+  and the CPU of the runner, its workers and their bots per match in steady state and fixed
+  per run (from the two lengths; see ``workers``); beside what this machine gives 2
+  processes now against 1 (pure Python spinning in each: 2.0 on 2 idle cores, less when the
+  machine is shared).
 
 The kinds are measured in turns, block after block (A B A B ...), so that a load that drifts
 hits all alike, and each row gives the mean 1-minute load average over the blocks it compares.
@@ -36,9 +40,10 @@ its ``random_mover`` engine) under /tmp. ``--fastchess-engine`` names another en
 ``app/tests/mock/engine/random_mover`` beside the binary).
 
     python bench/decision_loop.py [--fastchess PATH] [--quick]
+    python bench/decision_loop.py --workers [--quick]    # the workers' ladders alone
 
-Prints the table and saves bench/results/decision_loop.json. ``make bench`` runs it (with
-``FASTCHESS=PATH``, beside fastchess).
+Prints the table and saves bench/results/decision_loop.json (``--workers``: workers.json).
+``make bench`` runs it (with ``FASTCHESS=PATH``, beside fastchess).
 """
 
 from __future__ import annotations
@@ -337,32 +342,68 @@ def cores(seconds: float = 2.0) -> float:
 
 
 def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, Any]]:
-    """Ladders on 2 local workers against 1: long matches (whole Motora games) and short ones
-    (Happy Mochi cut to one turn), C++ random bots kept, on the pipe; beside what the machine
-    gives 2 processes now against 1. Each ``blocks`` times in turns (1 worker, 2 workers, the
-    spinning processes), so that a drifting load hits all alike; rates are the blocks' means."""
+    """Ladders on 2 local workers against 1: long matches (whole Motora games, 12 a round) and
+    short ones (Happy Mochi cut to one turn), C++ random bots kept, on the pipe; beside what
+    the machine gives 2 processes now against 1. Each kind runs at two lengths, ``rounds``
+    and twice that (the ladder the whole-run rates are given for), so that the CPU of the
+    runner, its workers and their bots splits into a steady cost per match (the difference of
+    the two runs over the matches between them) and a fixed one (start-up and the run's end),
+    figures that a shared machine's load moves far less than wall time. Each ``blocks`` times
+    in turns (1 worker, 2 workers, the spinning processes), so that a drifting load hits all
+    alike; figures are the blocks' means."""
     pipe, bot = ['transport = "pipe"'], str(CPP_BOT)
     kinds: dict[str, dict[str, Any]] = {
         "long": dict(game="motora", short=False),
         "short": dict(game="happy_mochi", short=True),
     }
     rounds = {"long": long_rounds, "short": short_rounds}
-    rates: dict[tuple[str, int], list[float]] = {(k, n): [] for k in kinds for n in (1, 2)}
+    runs: dict[tuple[str, int, int], list[dict[str, Any]]] = {
+        (k, n, f): [] for k in kinds for n in (1, 2) for f in (1, 2)
+    }
     floors, loads = [], []
     for _ in range(blocks):
         for what, kind in kinds.items():
             for n in (1, 2):
-                got = ladder_bench.measure(n, rounds[what], pipe, bot=bot, **kind)
-                rates[what, n].append(got["matches_per_s"])
-                loads.append(load())
+                for f in (1, 2):
+                    got = ladder_bench.measure(n, f * rounds[what], pipe, bot=bot, **kind)
+                    runs[what, n, f].append(got)
+                    loads.append(load())
         floors.append(cores())
         loads.append(load())
+
+    def mean(what: str, n: int, key: str, f: int = 2) -> float:
+        return statistics.fmean(r[key] for r in runs[what, n, f])
+
     rows = []
     for what, kind in kinds.items():
-        one, two = (statistics.fmean(rates[what, n]) for n in (1, 2))
+        played = {f: runs[what, 1, f][0]["matches"] for f in (1, 2)}
+        steady_ms, fixed_s = {}, {}
+        for n in (1, 2):
+            cpu = {f: mean(what, n, "cpu_s", f) for f in (1, 2)}
+            steady_ms[n] = 1000 * (cpu[2] - cpu[1]) / (played[2] - played[1])
+            fixed_s[n] = cpu[1] - played[1] * steady_ms[n] / 1000
+        name = f"ladder of {played[2]} {what} matches ({kind['game']}), C++ bots kept, pipe"
         goal = {"long": ">= 1.7", "short": ">= 1.3"}[what]
-        figure = f"ladder of {what} matches ({kind['game']}), C++ bots kept, pipe, 2 workers"
-        rows.append(row(figure, two, "1 local worker", one, "matches/s", goal))
+        rows += [
+            row(f"{name}, 2 workers: whole run", mean(what, 2, "matches_per_s"),
+                "1 local worker", mean(what, 1, "matches_per_s"), "matches/s", goal),
+            row("the same, second half (steady), 2 workers", mean(what, 2,
+                "steady_matches_per_s"), "1 worker", mean(what, 1, "steady_matches_per_s"),
+                "matches/s", ""),
+            row("the same, start-up and end (wall beyond its matches at the steady rate), "
+                "2 workers", mean(what, 2, "startup_s"), "1 worker", mean(what, 1, "startup_s"),
+                "s", ""),
+            row("the same, first match stored after, 2 workers", mean(what, 2,
+                "first_stored_s"), "1 worker", mean(what, 1, "first_stored_s"), "s", ""),
+            row(f"{what} matches: CPU per match in steady state (runner, workers, bots), "
+                "2 workers", steady_ms[2], "1 worker", steady_ms[1], "ms", ""),
+            row(f"{what} matches: fixed CPU of a run (start-up and end), 2 workers",
+                fixed_s[2], "1 worker", fixed_s[1], "s", ""),
+            row(f"{name}, 2 workers: the fewest jobs in flight (the dispatcher slows down "
+                f"while referees wait for a CPU; {mean(what, 2, 'throttled_share'):.0%} of the "
+                "matches finished below its slots)",
+                min(r["fewest_in_flight"] for r in runs[what, 2, 2]), "its slots", 4, "jobs", ""),
+        ]  # fmt: skip
     floor = statistics.fmean(floors)
     rows.append(row("2 processes spinning in pure Python", floor, "1 process", 1.0, "x", ""))
     for line in rows:
@@ -438,13 +479,18 @@ def main() -> None:
     parser.add_argument("--fastchess", type=Path, help="a fastchess binary, to measure beside")
     parser.add_argument("--fastchess-engine", type=Path, help="its engine [default: random_mover]")
     parser.add_argument("--quick", action="store_true", help="fewer samples (a smoke test)")
+    parser.add_argument("--workers", action="store_true", help="only the workers' ladders")
     args = parser.parse_args()
     os.chdir(ROOT)
+    if args.workers:  # saved apart: the whole table stays as its last full run left it
+        rows = workers(4, 25, 2 if args.quick else 4)
+        report(rows, RESULTS.with_name("workers.json"), quick=args.quick)
+        return
     engines = find_engine(args.fastchess, args.fastchess_engine) if args.fastchess else None
     scale = 1 if args.quick else 4
     totals = measure(2 * scale, 2, 1000, 5, engines)
     counts = {kind: sample.count for kind, sample in totals.items()}
-    rows = [*rows_of(totals, other_games(scale)), *workers(2, 3 * scale, max(2, scale))]
+    rows = [*rows_of(totals, other_games(scale)), *workers(4, 25, max(2, scale))]
     report(rows, RESULTS, quick=args.quick, counts=counts)
 
 

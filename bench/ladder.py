@@ -6,10 +6,19 @@ ladder database is filled by :func:`arena.ladder.run.run_ladder`, and we report:
 
 * matches per second (wall time of the whole run, rating at the end included), and over the
   second half of the run alone (``steady``: workers and their kept bots all started);
+* the run's start-up: the time to the first match stored, and the wall time the run took
+  beyond its matches at the steady rate (``startup_s``: starting the workers, their first
+  bots and kept processes, and the end of the run, when fewer workers have work);
+* the dispatcher's concurrency: the fewest jobs it kept in flight, and the share of matches
+  that finished while it held fewer than its slots (``arena.ladder.executor.Concurrency``:
+  it slows down while referees wait for a CPU);
 * the runner's own work: building the schedule, writing results to SQLite, rating (timed in
   this process around those calls), as a share of the wall time;
 * the share of wall time outside the referee: 1 - (sum of the referees' match durations /
-  workers) / wall. Besides the runner's own work it holds process dispatch and idle workers.
+  workers) / wall. Besides the runner's own work it holds process dispatch and idle workers;
+* the CPU time per match of the runner, its workers and their bots together (``getrusage`` of
+  this process and its descendants, once the workers have stopped): on a shared machine this
+  moves far less with the others' load than wall time.
 
     python bench/ladder.py [--matches N]
 
@@ -35,7 +44,7 @@ from tabulate import tabulate
 from arena.ladder import loop, store
 from arena.ladder import run as ladder
 from arena.ladder.config import load_ladder
-from arena.ladder.executor import Executor, LocalExecutor
+from arena.ladder.executor import Concurrency, Executor, LocalExecutor
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results" / "ladder.json"
@@ -103,11 +112,18 @@ def measure(
     """Run the ladder (``kind``: :func:`ladder_file`'s keywords) on ``executor()`` (default:
     ``workers`` local worker processes)."""
     timer = Timer()
-    rerate = loop.LadderSchedule.rerate
+    rerate, observe = loop.LadderSchedule.rerate, Concurrency.observe
     originals = (ladder.schedule_of, rerate, store.Store.record_match)
     ladder.schedule_of = timer.wrap(ladder.schedule_of)
     loop.LadderSchedule.rerate = timer.wrap(rerate)  # type: ignore[method-assign]
     store.Store.record_match = timer.wrap(store.Store.record_match)
+    limits: list[tuple[int, int]] = []  # (jobs in flight allowed, slots) after each match
+
+    def observed(self: Concurrency, returned: Any) -> None:
+        observe(self, returned)
+        limits.append((self.limit, self.slots))
+
+    Concurrency.observe = observed  # type: ignore[method-assign]
     try:
         with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
             cfg = load_ladder(ladder_file(Path(tmp), rounds, settings, **kind))
@@ -123,17 +139,24 @@ def measure(
                 referee_ms = conn.execute("SELECT SUM(duration_ms) FROM matches").fetchone()[0]
     finally:
         ladder.schedule_of, loop.LadderSchedule.rerate, store.Store.record_match = originals
+        Concurrency.observe = observe  # type: ignore[method-assign]
+    steady = steady_rate(stored[1:])
     return {
         "workers": workers,
         "matches": summary.played,
         "wall_s": round(wall, 3),
         "matches_per_s": round(summary.played / wall, 2),
-        "steady_matches_per_s": round(steady_rate(stored[1:]), 2),
+        "steady_matches_per_s": round(steady, 2),
+        "first_stored_s": round(stored[1] - started, 3),
+        "startup_s": round(wall - summary.played / steady, 3),
+        "fewest_in_flight": min((limit for limit, _ in limits), default=None),
+        "throttled_share": round(sum(a < b for a, b in limits) / max(1, len(limits)), 3),
         "referee_ms_per_match": round(referee_ms / summary.played, 1),
         "runner_work_s": round(timer.seconds, 4),
         "runner_work_share": round(timer.seconds / wall, 4),
         "outside_referee_share": round(1 - referee_ms / 1000 / workers / wall, 4),
         "cpu_ms_per_match": round(cpu * 1000 / summary.played, 2),
+        "cpu_s": round(cpu, 3),
     }
 
 
@@ -155,7 +178,9 @@ def cpu_seconds() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=96, help="rounded to whole rounds of 12")
+    parser.add_argument(
+        "--matches", type=int, default=300, help="rounded to whole rounds of 12 (a small ladder)"
+    )
     args = parser.parse_args()
     os.chdir(ROOT)
     rounds = max(1, args.matches // 12)

@@ -58,6 +58,7 @@ from arena.ladder.jobs import MatchJob, Returned
 from arena.match.pool import BotPool
 from arena.match.referee import play_match
 from arena.match.results import VoidKind
+from arena.sandbox import paths
 
 _PR_SET_PDEATHSIG = 1
 STOP_GRACE_S = 5.0
@@ -69,10 +70,16 @@ class ExecutorError(RuntimeError):
     """The executor could not start (for example, no Dask scheduler at that address)."""
 
 
-def run_batch(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def run_batch(
+    jobs: list[dict[str, Any]], runtime_links: dict[str | None, tuple[Path, ...]] | None = None
+) -> list[dict[str, Any]]:
     """Play ``jobs`` (each ``MatchJob.as_dict()``) one after another in this worker; a
     ``Returned.as_dict()`` per match played. Stops after a ``host:`` void: this machine cannot
-    start bots, so the rest would only fail the same way."""
+    start bots, so the rest would only fail the same way. ``runtime_links``: what a local
+    runner found (``arena.sandbox.paths.runtime_links``), so its workers do not walk the
+    installations again each."""
+    if runtime_links:
+        paths.learn_runtime_links(runtime_links)
     results = []
     for data in jobs:
         returned = run_match(data)
@@ -197,6 +204,7 @@ class LocalExecutor(Executor):
         self.pool = self._pool()
         self.retired: list[cf.ProcessPoolExecutor] = []  # broken pools, joined on close
         self.origin: dict[Any, tuple[cf.ProcessPoolExecutor, int]] = {}
+        self.runtime_links: dict[str | None, tuple[Path, ...]] = {}  # found once, for all
 
     def _pool(self) -> cf.ProcessPoolExecutor:
         """A pool whose workers are all started now, while the runner prepares the ladder."""
@@ -221,11 +229,14 @@ class LocalExecutor(Executor):
 
     def submit(self, jobs: list[MatchJob]) -> Any:
         plain = [job.as_dict() for job in jobs]
+        if not self.runtime_links:  # the bots see the runner's PATH (sandbox.bot_environment)
+            path_env = os.environ.get("PATH")
+            self.runtime_links[path_env] = paths.runtime_links(path_env)
         try:
-            future = self.pool.submit(run_batch, plain)
+            future = self.pool.submit(run_batch, plain, self.runtime_links)
         except cf.process.BrokenProcessPool:  # a worker just died; nothing of this job ran
             self._renew(self.pool)
-            future = self.pool.submit(run_batch, plain)
+            future = self.pool.submit(run_batch, plain, self.runtime_links)
         self.origin[future] = (self.pool, len(jobs))
         return future
 
@@ -474,10 +485,14 @@ class Dispatcher:
                 ms = float(returned.result["duration_ms"])
                 self.match_ms = ms if self.match_ms is None else 0.8 * self.match_ms + 0.2 * ms
 
+    def _fill(self) -> None:
+        """Hand out jobs while a slot is free and something may start."""
+        while batch := self._next_batch():
+            self.running[self.executor.submit([j.match for j in batch])] = batch
+
     def __iter__(self) -> Iterator[tuple[Job, Returned]]:
         while self.queue or self.running:
-            while batch := self._next_batch():
-                self.running[self.executor.submit([j.match for j in batch])] = batch
+            self._fill()
             for future in self.executor.wait(list(self.running)):
                 batch = self.running.pop(future)
                 results = self.executor.outcome(future)
@@ -485,4 +500,6 @@ class Dispatcher:
                 if not self.stopped:  # after a host void: not attempted, as if never handed out
                     self.queue.extendleft(reversed(unplayed))
                 self._measure(results)
+                if all(r.void is None for r in results):  # else the runner may stop or retry
+                    self._fill()  # the worker plays on while the runner stores these
                 yield from zip(played, results, strict=True)

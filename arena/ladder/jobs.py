@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arena.ladder.config import LadderConfig
-from arena.ladder.schedule import MatchSpec, engine_seed
 from arena.match.bots import BotSpec
 from arena.match.faults import FaultPolicy
 from arena.match.results import Limits, is_host_void, is_load_void
 from arena.sandbox import SandboxLimits
+
+if TYPE_CHECKING:  # a worker imports this module: not the runner's parser and scheduler
+    from arena.ladder.config import LadderConfig
+    from arena.ladder.schedule import MatchSpec
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,11 @@ class MatchJob:
     @classmethod
     def of(cls, cfg: LadderConfig, spec: MatchSpec, key: bytes) -> MatchJob:
         """The job of ``spec``, a match of the ladder ``cfg`` whose secret deal key is ``key``:
-        the engine seed comes from it (``engine_seed``), never from the schedule alone."""
+        the engine seed comes from it (``engine_seed``), never from the schedule alone. (Imported
+        here: the schedule's module brings numpy, which a worker, importing this one, never
+        needs: a quarter of its start-up.)"""
+        from arena.ladder.schedule import engine_seed
+
         bots = {b.name: b for b in cfg.bots}
         return cls(
             match_id=spec.match_id,

@@ -41,13 +41,21 @@ def _stat(pid: int) -> list[str] | None:
         return None
 
 
+def _pids(proc: BotProcess) -> list[int]:
+    """Every process of the bot, zombies included (one read of its cgroup when it has one)."""
+    if proc.cgroup is not None:
+        return proc.cgroup.pids()
+    return [int(name) for name in os.listdir("/proc") if name.isdigit() and _ours(proc, name)]
+
+
+def _live(pids: list[int]) -> dict[int, list[str]]:
+    """The stat fields of each of ``pids`` still alive (zombies aside)."""
+    return {pid: stat for pid in pids if (stat := _stat(pid)) is not None and stat[0] != "Z"}
+
+
 def members(proc: BotProcess) -> list[int]:
     """Every live process of the bot (zombies aside)."""
-    if proc.cgroup is not None:
-        found = proc.cgroup.pids()
-    else:
-        found = [int(name) for name in os.listdir("/proc") if name.isdigit() and _ours(proc, name)]
-    return [pid for pid in found if (_stat(pid) or ["Z"])[0] != "Z"]
+    return list(_live(_pids(proc)))
 
 
 def _ours(proc: BotProcess, pid: str) -> bool:
@@ -60,10 +68,9 @@ def _ours(proc: BotProcess, pid: str) -> bool:
     return (_stat(int(pid)) or ["", "", ""])[2] == str(proc.pid)
 
 
-def itself(proc: BotProcess, pids: list[int]) -> set[int]:
-    """The bot itself among ``pids``: the launched process and, under bubblewrap, the chain
-    of first-started children down to the program."""
-    stats = {pid: stat for pid in pids if (stat := _stat(pid)) is not None}
+def itself(proc: BotProcess, stats: dict[int, list[str]]) -> set[int]:
+    """The bot itself among the processes of ``stats`` (pid: stat fields): the launched
+    process and, under bubblewrap, the chain of first-started children down to the program."""
     chain = [proc.pid]
     for _ in range(_HELPERS if proc.level == "bwrap" else 0):
         children = [pid for pid, stat in stats.items() if int(stat[1]) == chain[-1]]
@@ -73,30 +80,38 @@ def itself(proc: BotProcess, pids: list[int]) -> set[int]:
     return set(chain)
 
 
-def _stop_all(proc: BotProcess) -> list[int]:
+def _stop_all(proc: BotProcess) -> dict[int, list[str]]:
     """SIGSTOP every process of the bot until no new one shows up: a process forked while a
-    round ran is caught by the next, and stopped ones fork no more. Returns the last round's
-    members (every process of the bot, all stopped, unless the rounds ran out of time)."""
-    stopped: set[int] = set()
+    round ran is caught by the next, and stopped ones fork no more. Returns the stat fields of
+    the bot's processes, all stopped unless the rounds ran out of time (read as each was
+    stopped: its parent and start time, which ``itself`` needs, do not change). Each round
+    reads the bot's processes once and the stat of the new ones only: between two matches of
+    a bot that forked nothing, its cgroup twice and each of its processes once."""
+    stopped: dict[int, list[str]] = {}
+    seen: set[int] = set()  # stopped, or a zombie when seen
     deadline = time.monotonic() + _ROUNDS_S
     while True:
-        found = members(proc)
-        todo = [pid for pid in found if pid not in stopped]
+        found = _pids(proc)
+        todo = [pid for pid in found if pid not in seen]
         if not todo or time.monotonic() > deadline:
-            return found
-        _send(todo, signal.SIGSTOP)
-        stopped.update(todo)
+            return {pid: stat for pid, stat in stopped.items() if pid in found}
+        new = _live(todo)
+        _send(list(new), signal.SIGSTOP)
+        stopped.update(new)
+        seen.update(todo)
 
 
-def _kill_all_but(proc: BotProcess, spare: set[int]) -> None:
+def _kill_all_but(proc: BotProcess, spare: set[int], found: list[int]) -> None:
     """SIGKILL every process of the bot but ``spare`` until they are gone (a process that got
-    SIGKILL runs no more code, but shows until it has exited)."""
+    SIGKILL runs no more code, but shows until it has exited). ``found``: its processes as
+    ``_stop_all`` left them, all stopped, so none has forked since."""
     deadline = time.monotonic() + _ROUNDS_S
-    while others := [pid for pid in members(proc) if pid not in spare]:
+    while others := [pid for pid in found if pid not in spare]:
         if time.monotonic() > deadline:
             return
         _send(others, signal.SIGKILL)
         time.sleep(0.001)
+        found = members(proc)
 
 
 def _send(pids: list[int], sig: int) -> None:
@@ -107,12 +122,13 @@ def _send(pids: list[int], sig: int) -> None:
 
 def hold(proc: BotProcess) -> None:
     """Between matches: stop every process of the bot, then kill all but the bot itself."""
-    _kill_all_but(proc, itself(proc, _stop_all(proc)))
+    stats = _stop_all(proc)
+    _kill_all_but(proc, itself(proc, stats), list(stats))
 
 
 def release(proc: BotProcess) -> None:
-    """Its next match begins: let the bot run again."""
-    _send(members(proc), signal.SIGCONT)
+    """Its next match begins: let the bot run again (a zombie among them ignores it)."""
+    _send(_pids(proc), signal.SIGCONT)
 
 
 def memory_kb(proc: BotProcess) -> int:

@@ -294,3 +294,27 @@ def test_a_busy_machine_slows_a_real_dispatch_down(tmp_path: Path) -> None:
     for _ in dispatcher:
         in_flight.append(dispatcher.concurrency.limit)
     assert in_flight[0] == 4 and in_flight[-1] == 1
+
+
+class Counted(SyntheticExecutor):
+    """Synthetic matches, counting the jobs handed out; chosen ones come back void."""
+
+    def __init__(self, void_once: set[str] | None = None) -> None:
+        super().__init__(void_once=void_once)
+        self.submitted = 0
+
+    def submit(self, jobs: list[MatchJob]) -> Any:
+        self.submitted += 1
+        return super().submit(jobs)
+
+
+def test_a_worker_gets_its_next_job_before_the_runner_stores_its_last_results() -> None:
+    """The slot a finished job frees is filled before its matches are stored, so the worker
+    does not wait for the runner; after a void the runner decides first (it may stop)."""
+    executor = Counted(void_once={"m5"})
+    dispatcher = Dispatcher(executor, [Job(bare_job(f"m{i}")) for i in range(12)])
+    seen = [(job.key, executor.submitted) for job, _ in dispatcher]
+    assert seen[0][1] == executor.slots + 1  # the 5th job was handed out before the 1st was seen
+    void = [key for key, _ in seen].index("m5")
+    assert seen[void][1] == seen[void - 1][1]  # nothing more until the runner has seen the void
+    assert sorted(key for key, _ in seen) == sorted(f"m{i}" for i in range(12))

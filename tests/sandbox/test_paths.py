@@ -19,8 +19,9 @@ import pytest
 
 from arena import sandbox
 from arena.ladder.config import LadderConfigError, load_ladder
+from arena.ladder.executor import run_batch
 from arena.registry.manifest import run_outside
-from arena.sandbox import BotPathError
+from arena.sandbox import BotPathError, paths
 from arena.sandbox.paths import inside, runtime_links, runtime_path_problem, view
 from tests.registry.helpers import ARENA
 
@@ -186,3 +187,12 @@ def test_the_jdk_configuration_behind_links_is_part_of_the_runtime() -> None:
     target = Path(os.path.realpath(security))
     assert any(inside(target, p) for p in runtime_links(PATH))
     assert all(len(p.parts) >= 3 for p in runtime_links(PATH))  # never /etc or / whole
+
+
+def test_runtime_links_learned_from_the_runner_are_not_walked_again(monkeypatch) -> None:
+    """A local worker takes what its runner found (``run_batch``): the same links, no walk."""
+    found = runtime_links(PATH)
+    monkeypatch.setattr(paths, "_RUNTIME_LINKS", {})
+    monkeypatch.setattr(paths, "_find_runtime_links", lambda _: pytest.fail("walked again"))
+    assert run_batch([], {PATH: found}) == []
+    assert runtime_links(PATH) == found
