@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import select
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -223,14 +222,13 @@ def build(registry: Registry, version: Version, limits: SandboxLimits) -> tuple[
             message = f"{version.ref}: this machine could not start its build: {exc}"
             raise GateHostError(message) from None
         try:
-            ready, _, _ = select.select([proc.pidfd], [], [], BUILD_TIMEOUT_S)
-            code = proc.poll()
+            code = proc.exited_within(BUILD_TIMEOUT_S)
         finally:
             proc.kill()
     finally:
         seal(folder)
     log = proc.log_tail(REPORT_BYTES)  # never the whole file: a build may print 256 MB
-    if not ready or code is None:
+    if code is None:
         return log, f"ran over {BUILD_TIMEOUT_S:.0f} s and was killed"
     if code != 0:
         return log, "failed with " + (f"signal {-code}" if code < 0 else f"exit status {code}")

@@ -155,6 +155,15 @@ class BotProcess:
             return -(code - 128)
         return code
 
+    def exited_within(self, timeout_s: float) -> int | None:
+        """Wait up to ``timeout_s`` for the process to exit: its exit code (as ``poll``), or
+        None while it runs. (``poll()`` on the pidfd: ``select()`` fails on descriptors
+        numbered 1024 or more, which a busy server or worker reaches.)"""
+        waiting = select.poll()
+        waiting.register(self.pidfd, select.POLLIN)
+        waiting.poll(timeout_s * 1000)
+        return self.poll()
+
     def kill(self) -> None:
         """SIGKILL every process of the bot, reap it, keep its usage, free its cgroup and uid."""
         _RUNNING.pop(self.popen.pid, None)
@@ -391,8 +400,7 @@ def _run_interpreter(level: str) -> str:
         except HostError as exc:
             return f"{exc} (Arena's Python, which Python bots run with)"
         try:
-            select.select([proc.pidfd], [], [], INTERPRETER_CHECK_S)
-            code = proc.poll()
+            code = proc.exited_within(INTERPRETER_CHECK_S)
         finally:
             proc.kill()
         if code == 0:

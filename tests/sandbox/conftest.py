@@ -4,7 +4,6 @@ level, reading what it reported, and finding processes left behind."""
 from __future__ import annotations
 
 import os
-import select
 import shutil
 import sys
 import tempfile
@@ -106,8 +105,7 @@ def run_bot(
         level=level,
     )
     try:
-        select.select([proc.pidfd], [], [], timeout)
-        code = proc.poll()
+        code = proc.exited_within(timeout)
     finally:
         proc.kill()
     return Outcome(code, log.read_text(errors="replace"), proc.usage(), proc.level)

@@ -7,7 +7,7 @@ every attack failed, and for the right reason. ``bots`` checks no process is lef
 from __future__ import annotations
 
 import os
-import select
+import resource
 import shutil
 import socket
 import subprocess
@@ -77,11 +77,37 @@ def test_exit_codes_and_signals_come_through(level: str, bots: Path, match_dir: 
     proc = sandbox.launch(
         ["/bin/sh", "-c", "exit 3"], cwd=bots, env={}, log_path=match_dir / "sh", level=level
     )
-    select.select([proc.pidfd], [], [], 5)
-    assert proc.poll() == 3
+    assert proc.exited_within(5) == 3
     proc.kill()
     proc.kill()  # idempotent
     assert proc.pidfd == -1
+
+
+def test_a_bot_launched_past_descriptor_1024_is_still_waited_for(match_dir: Path) -> None:
+    """A busy server or worker holds many descriptors: a bot's pidfd numbered 1024 or more
+    (past what ``select()`` takes) is waited for like any other."""
+    level = sandbox.choose(None)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if min(soft, hard) < 1100 and hard != resource.RLIM_INFINITY and hard < 1100:
+        pytest.skip(f"this process may open at most {hard} descriptors")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1100), hard))
+    held = []
+    try:
+        while (fd := os.open(os.devnull, os.O_RDONLY)) < 1030:
+            held.append(fd)
+        held.append(fd)
+        proc = sandbox.launch(
+            ["/bin/sh", "-c", "exit 4"], cwd=None, env={}, log_path=match_dir / "sh", level=level
+        )
+        try:
+            assert proc.pidfd >= 1024
+            assert proc.exited_within(10) == 4
+        finally:
+            proc.kill()
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 @pytest.mark.parametrize("level", sandbox.LEVELS)
@@ -91,7 +117,7 @@ def test_log_tail_is_sanitised(level: str, bots: Path, match_dir: Path) -> None:
     proc = sandbox.launch(
         ["/bin/sh", "-c", script], cwd=bots, env={}, log_path=match_dir / "l", level=level
     )
-    select.select([proc.pidfd], [], [], 5)
+    proc.exited_within(5)
     proc.kill()
     assert proc.log_tail() == "aredb\n"
 
@@ -301,8 +327,7 @@ def test_runtimes_start_with_the_default_limits(argv: list[str], match_dir: Path
     if shutil.which(argv[0]) is None:
         pytest.skip(f"{argv[0]} not installed")
     proc = sandbox.launch(argv, cwd=None, env=sandbox.bot_environment({}), log_path=match_dir / "l")
-    select.select([proc.pidfd], [], [], 10)
-    code = proc.poll()
+    code = proc.exited_within(10)
     proc.kill()
     assert code == 0, proc.log_tail()
 
@@ -314,7 +339,6 @@ def test_a_compiled_binary_starts(tmp_path: Path, match_dir: Path) -> None:
     src.write_text('#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n')
     subprocess.run(["cc", "-O0", "-o", str(tmp_path / "hello"), str(src)], check=True)
     proc = sandbox.launch([str(tmp_path / "hello")], cwd=tmp_path, env={}, log_path=match_dir / "l")
-    select.select([proc.pidfd], [], [], 10)
-    code = proc.poll()
+    code = proc.exited_within(10)
     proc.kill()
     assert (code, proc.log_tail()) == (0, "hello\n")

@@ -9,7 +9,6 @@ JDK's configuration, which Debian keeps in /etc behind links, shown to a Java bo
 from __future__ import annotations
 
 import os
-import select
 import shutil
 import subprocess
 import sys
@@ -173,7 +172,7 @@ def test_a_runtime_path_is_shown_to_the_bot(folders: Path, tmp_path: Path) -> No
         log = tmp_path / "log"
         proc = sandbox.launch(["./run.sh"], cwd=alice, env=sandbox.bot_environment({}),
                               log_path=log, limits=limits)  # fmt: skip
-        select.select([proc.pidfd], [], [], 30)
+        proc.exited_within(30)
         proc.kill()
         assert expected in log.read_text()
 

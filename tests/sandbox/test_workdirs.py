@@ -33,7 +33,8 @@ def fresh_base(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def folders_in(base: Path) -> set[Path]:
-    return set(base.glob(f"{workdirs.PREFIX}*"))
+    """This process's match folders in ``base`` (other test workers make theirs beside)."""
+    return set(base.glob(f"{workdirs.PREFIX}{os.getpid()}-*"))
 
 
 def zmq_match() -> None:
