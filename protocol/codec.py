@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import struct
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
@@ -45,6 +46,19 @@ def frame(message: dict[str, Any]) -> bytes:
     """A message as the pipe transport carries it: its length, then its msgpack bytes."""
     body: bytes = msgpack.packb(message, use_bin_type=True)
     return HEADER.pack(len(body)) + body
+
+
+class Packer:
+    """:func:`encode` and :func:`frame` for one sender, with a msgpack packer made once rather
+    than per message (the referee sends a turn every decision). Not to be shared between
+    threads."""
+
+    def __init__(self) -> None:
+        self.encode: Callable[[dict[str, Any]], bytes] = msgpack.Packer(use_bin_type=True).pack
+
+    def frame(self, message: dict[str, Any]) -> bytes:
+        body = self.encode(message)
+        return HEADER.pack(len(body)) + body
 
 
 def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
