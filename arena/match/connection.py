@@ -90,12 +90,13 @@ class Connection:
 
     # -- reading and writing ----------------------------------------------------------------
 
-    def watch_output(self) -> None:
+    def watch_output(self) -> bool:
         """Poll a pipe or stdio bot's stdin for room while output waits, and its stdout until
-        EOF."""
+        EOF. True when whole messages wait already (read in an earlier wake, so the poll would
+        not report them: it must not wait)."""
         stream = self.stream
         if stream is None or stream.stdin is None:
-            return
+            return False  # a ZeroMQ socket's messages are reported by every poll
         writing = bool(stream.outbox)
         if writing != self.polling_stdin:
             if writing:
@@ -107,6 +108,7 @@ class Connection:
             if stream.stdout in self.poller:
                 self.poller.unregister(stream.stdout)
             self.polling_stdout = False
+        return stream.pending
 
     def exited(self, ready: dict[Any, int]) -> bool:
         """Its process ended (its pidfd fired)."""

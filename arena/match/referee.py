@@ -401,8 +401,8 @@ class Referee:
         connected = self.connected
         pending = False
         for _, conn in connected:
-            conn.watch_output()
-            pending = pending or conn.channel.pending
+            if conn.watch_output():
+                pending = True
         asked = time.monotonic()
         until = min(until, self.clock.ends_at)
         # In whole ms, rounded up: a wake is never early for the moment it waits for.
@@ -517,7 +517,8 @@ class Referee:
             self._fault(seat, "illegal_action", why, item.excerpt, ask=ask)
             return
         seat.decisions += 1
-        seat.answer = (choice, "bot", timing.elapsed_ms, _note(seat, msg.get("info", "")))
+        info = msg.get("info")
+        seat.answer = (choice, "bot", timing.elapsed_ms, _note(seat, info) if info else "")
 
     def _on_trouble(self, seat: _Seat, conn: Connection, trouble: Trouble) -> None:
         """Rule on what a channel saw besides messages: connections, an unread outbox."""
