@@ -44,7 +44,10 @@ def encode(message: dict[str, Any]) -> bytes:
 
 def frame(message: dict[str, Any]) -> bytes:
     """A message as the pipe transport carries it: its length, then its msgpack bytes."""
-    body: bytes = msgpack.packb(message, use_bin_type=True)
+    return _framed(msgpack.packb(message, use_bin_type=True))
+
+
+def _framed(body: bytes) -> bytes:
     return HEADER.pack(len(body)) + body
 
 
@@ -57,8 +60,7 @@ class Packer:
         self.encode: Callable[[dict[str, Any]], bytes] = msgpack.Packer(use_bin_type=True).pack
 
     def frame(self, message: dict[str, Any]) -> bytes:
-        body = self.encode(message)
-        return HEADER.pack(len(body)) + body
+        return _framed(self.encode(message))
 
 
 def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
