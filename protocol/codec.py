@@ -25,6 +25,7 @@ MAX_STR_LEN = 1 << 16
 MAX_ITEMS = 1 << 14
 INT_RANGE = (-(1 << 63), (1 << 64) - 1)  # what msgpack can carry
 HEADER = struct.Struct(">I")  # the pipe transport's length prefix
+PACKER_BYTES = 1 << 14  # a Packer's first buffer (msgpack's own default is 256 KiB)
 
 
 class ProtocolError(Exception):
@@ -54,10 +55,12 @@ def _framed(body: bytes) -> bytes:
 class Packer:
     """:func:`encode` and :func:`frame` for one sender, with a msgpack packer made once rather
     than per message (the referee sends a turn every decision). Not to be shared between
-    threads."""
+    threads. Its buffer starts small (a kept bot's channel keeps it between matches) and grows
+    to the largest message it has packed."""
 
     def __init__(self) -> None:
-        self.encode: Callable[[dict[str, Any]], bytes] = msgpack.Packer(use_bin_type=True).pack
+        packer = msgpack.Packer(use_bin_type=True, buf_size=PACKER_BYTES)
+        self.encode: Callable[[dict[str, Any]], bytes] = packer.pack
 
     def frame(self, message: dict[str, Any]) -> bytes:
         return _framed(self.encode(message))
