@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import struct
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
@@ -24,6 +25,7 @@ MAX_STR_LEN = 1 << 16
 MAX_ITEMS = 1 << 14
 INT_RANGE = (-(1 << 63), (1 << 64) - 1)  # what msgpack can carry
 HEADER = struct.Struct(">I")  # the pipe transport's length prefix
+PACKER_BYTES = 1 << 14  # a Packer's first buffer (msgpack's own default is 256 KiB)
 
 
 class ProtocolError(Exception):
@@ -43,8 +45,25 @@ def encode(message: dict[str, Any]) -> bytes:
 
 def frame(message: dict[str, Any]) -> bytes:
     """A message as the pipe transport carries it: its length, then its msgpack bytes."""
-    body: bytes = msgpack.packb(message, use_bin_type=True)
+    return _framed(msgpack.packb(message, use_bin_type=True))
+
+
+def _framed(body: bytes) -> bytes:
     return HEADER.pack(len(body)) + body
+
+
+class Packer:
+    """:func:`encode` and :func:`frame` for one sender, with a msgpack packer made once rather
+    than per message (the referee sends a turn every decision). Not to be shared between
+    threads. Its buffer starts small (a kept bot's channel keeps it between matches) and grows
+    to the largest message it has packed."""
+
+    def __init__(self) -> None:
+        packer = msgpack.Packer(use_bin_type=True, buf_size=PACKER_BYTES)
+        self.encode: Callable[[dict[str, Any]], bytes] = packer.pack
+
+    def frame(self, message: dict[str, Any]) -> bytes:
+        return _framed(self.encode(message))
 
 
 def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:

@@ -111,19 +111,39 @@ def _check_field(kind: str, name: str, value: Any, expected: type) -> None:
         raise _fail(f"{kind}.{name} must be {_EXPECTED[expected]}, got {describe_value(value)}")
 
 
+def _plain_action(msg: dict[str, Any]) -> bool:
+    """An action the field by field check below would pass (the message of every decision,
+    checked at once); False leaves the message to that check."""
+    version, seq, choice = msg.get("v"), msg.get("seq"), msg.get("choice")
+    return (
+        type(version) is int
+        and version == PROTOCOL_VERSION
+        and msg.get("type") == "action"
+        and type(seq) is int
+        and type(choice) is int
+        and _IN_INT64(seq)
+        and _IN_INT64(choice)
+        and type(msg.get("info", "")) is str
+    )
+
+
 def check_bot_message(msg: dict[str, Any]) -> dict[str, Any]:
     """Validate a decoded bot message; return it, or raise ProtocolError with the error code."""
-    if "v" not in msg:
+    if _plain_action(msg):
+        return msg
+    version = msg.get("v", _ABSENT)
+    if version is _ABSENT:
         raise _fail("message has no 'v' field")
-    _check_field("message", "v", msg["v"], int)
+    if type(version) is not int or not _IN_INT64(version):
+        _check_field("message", "v", version, int)  # raises, unless a subclass is fine
     kind = msg.get("type")
     if not isinstance(kind, str):
         raise _fail("message has no string 'type' field")
     fields = _BOT_FIELDS.get(kind)
     if fields is None:
         raise ProtocolError("unknown_type", f"unknown message type {kind[:40]!r}")
-    if kind != "hello" and msg["v"] != PROTOCOL_VERSION:  # hello may offer other versions
-        raise _fail(f"{kind}.v is {msg['v']}, the protocol in use is {PROTOCOL_VERSION}")
+    if kind != "hello" and version != PROTOCOL_VERSION:  # hello may offer other versions
+        raise _fail(f"{kind}.v is {version}, the protocol in use is {PROTOCOL_VERSION}")
     for name, (expected, required) in fields.items():
         value = msg.get(name, _ABSENT)
         if value is _ABSENT:

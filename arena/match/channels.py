@@ -59,7 +59,7 @@ READ_CHUNK = 1 << 16
 _MONITORS = itertools.count()  # inproc addresses of the sockets' monitors
 
 
-@dataclass
+@dataclass(slots=True)
 class Frame:
     """One message as read, not yet decoded: its bytes and the moment it was read."""
 
@@ -223,6 +223,7 @@ class ZmqChannel:
         self.socket.setsockopt(zmq.RCVHWM, RCVHWM)
         self.socket.setsockopt(zmq.SNDHWM, SNDHWM)
         self.socket.setsockopt(zmq.BACKLOG, BACKLOG)
+        self.packer = codec.Packer()
         self.monitor = _monitor(ctx, self.socket)
         self.socket.bind(self.endpoint)
         self.identity: bytes | None = None
@@ -342,7 +343,7 @@ class ZmqChannel:
             return
         # A peer gone (EHOSTUNREACH) or not reading (EAGAIN) is judged by its pidfd or clock.
         with contextlib.suppress(zmq.ZMQError):
-            self.socket.send_multipart([self.identity, codec.encode(msg)], zmq.NOBLOCK)
+            self.socket.send_multipart([self.identity, self.packer.encode(msg)], zmq.NOBLOCK)
 
     def close(self) -> None:
         """Close the socket, and with it every connection the bot made (idempotent)."""
@@ -381,6 +382,7 @@ class StreamChannel(ABC):
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
+        self.packer = codec.Packer()
         self.stdin: int | None = None
         self.stdout: int | None = None
         self.inbox = bytearray()
@@ -407,7 +409,7 @@ class StreamChannel(ABC):
 
     def trouble(self) -> Trouble | None:
         """Referee output piling up unread on the bot's stdin."""
-        if self.overflowed:
+        if len(self.outbox) > OUTBOX_BYTES:  # self.overflowed, without a call every wake
             why = f"left over {OUTBOX_BYTES} bytes of referee messages unread on its stdin"
             return Trouble("flood", why, after_game=True)
         return None
@@ -623,7 +625,7 @@ class PipeChannel(StreamChannel):
         return None  # an oversized header is seen by _split, and ends nothing
 
     def _encode(self, msg: dict[str, Any]) -> bytes:
-        return codec.frame(msg)
+        return self.packer.frame(msg)
 
     def check(self, frame: Frame) -> Inbound:
         return _check(frame, codec.decode, self.max_bytes)

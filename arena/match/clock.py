@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from arena.games.base import Decision
 from arena.match.results import Limits
@@ -67,7 +68,7 @@ class Verdict(Enum):
     VOID = "void"  # the host kept it from having it up to the ceiling: the match is void
 
 
-@dataclass
+@dataclass(slots=True)
 class Window:
     """A span a seat has for something (its hello, a decision): when it began, its budget, when
     it is judged next, the wall-clock ceiling, and what the bot and the referee had had of the
@@ -100,7 +101,7 @@ class Window:
         self.start, self.referee_wait_ms, self.measured_at = reading, referee_wait_ms, now
 
 
-@dataclass
+@dataclass(slots=True)
 class Ask(Window):
     """A decision sent to a seat and not answered yet."""
 
@@ -161,10 +162,9 @@ class Spent:
         return ", ".join(parts)
 
 
-@dataclass(frozen=True)
-class Timing:
+class Timing(NamedTuple):
     """An answer in time: how long the bot thought (its charged time), and how much of that
-    was over ``move_ms`` (drawn from its bank)."""
+    was over ``move_ms`` (drawn from its bank). A tuple: one is made every answer."""
 
     elapsed_ms: float
     over_ms: float

@@ -28,11 +28,9 @@ from arena.match.bots import BotSpec
 from arena.match.channels import (
     Channel,
     Frame,
-    Inbound,
     PipeChannel,
     StdioChannel,
     StreamChannel,
-    Trouble,
     ZmqChannel,
 )
 from arena.match.pool import BotPool, Kept
@@ -57,6 +55,13 @@ class Connection:
         self.usage = sandbox.Usage()
         self.stream = channel if isinstance(channel, StreamChannel) else None
         self.polling_stdin = self.polling_stdout = False  # a stream's pipes in the poller
+        # The channel's own methods, not methods that pass the call on: the referee calls them
+        # for every message. ``ready``: something to read (or room to write what waits).
+        self.ready = channel.wants
+        self.receive = channel.receive
+        self.check = channel.check
+        self.send = channel.send
+        self.trouble = channel.trouble
         for handle in channel.handles:
             poller.register(handle, zmq.POLLIN)
 
@@ -85,12 +90,13 @@ class Connection:
 
     # -- reading and writing ----------------------------------------------------------------
 
-    def watch_output(self) -> None:
+    def watch_output(self) -> bool:
         """Poll a pipe or stdio bot's stdin for room while output waits, and its stdout until
-        EOF."""
+        EOF. True when whole messages wait already (read in an earlier wake, so the poll would
+        not report them: it must not wait)."""
         stream = self.stream
         if stream is None or stream.stdin is None:
-            return
+            return False  # a ZeroMQ socket's messages are reported by every poll
         writing = bool(stream.outbox)
         if writing != self.polling_stdin:
             if writing:
@@ -102,22 +108,7 @@ class Connection:
             if stream.stdout in self.poller:
                 self.poller.unregister(stream.stdout)
             self.polling_stdout = False
-
-    def ready(self, ready: dict[Any, int]) -> bool:
-        """Something to read (or room to write) on this connection, or messages left over."""
-        return self.channel.wants(ready)
-
-    def receive(self, ready: dict[Any, int]) -> list[Frame]:
-        return self.channel.receive(ready)
-
-    def check(self, frame: Frame) -> Inbound:
-        return self.channel.check(frame)
-
-    def send(self, msg: dict[str, Any]) -> None:
-        self.channel.send(msg)
-
-    def trouble(self) -> Trouble | None:
-        return self.channel.trouble()
+        return stream.pending
 
     def exited(self, ready: dict[Any, int]) -> bool:
         """Its process ended (its pidfd fired)."""

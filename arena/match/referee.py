@@ -95,6 +95,9 @@ class _Seat:
         self.greeted = False
         self.offers_reuse = False  # its hello said it can play more matches (hello.reuse)
         self.alive = True  # its process runs (or is still to start)
+        # Not forfeited and its process still there: it is asked and heard. A flag, not worked
+        # out from the ledger: it is read several times a decision.
+        self.playing = True
         self.decisions = 0
         self.last_seq = 0  # per seat: a shared counter would tell how often others are asked
         self.cursor = 0
@@ -103,10 +106,9 @@ class _Seat:
         self.info_left = INFO_CHARS_PER_SEAT  # of its notes still kept in the replay
         self.hello: Window | None = None  # the window to say hello in, once launched
 
-    @property
-    def playing(self) -> bool:
-        """Not forfeited and its process still there: it is asked and heard."""
-        return self.ledger.status == OK and self.alive
+    def gone(self) -> None:
+        """Its process has ended (or could not start): it is no longer asked nor heard."""
+        self.alive = self.playing = False
 
 
 class Referee:
@@ -147,6 +149,7 @@ class Referee:
         self.poller = zmq.Poller()
         self.latency = Latency()  # how late this referee wakes: the host's load, as it sees it
         self.seating: Seating | None = None
+        self.connected: list[tuple[_Seat, Connection]] = []  # every seat, once its bot is seated
         self.seats = [
             _Seat(i, spec, self.limits, KeyedRandom(f"{seed}/substitute/{i}"))
             for i, spec in enumerate(self.bots)
@@ -205,6 +208,7 @@ class Referee:
     def _start(self, seating: Seating) -> None:
         for seat in self.seats:
             seat.conn = seating.open(seat.index, seat.spec)
+            self.connected.append((seat, seat.conn))
         self.latency.list_threads()  # with ZeroMQ's I/O thread, started by the first socket
         for seat in self.seats:
             assert seat.conn is not None
@@ -215,7 +219,7 @@ class Referee:
             try:
                 seating.launch(seat.conn, seat.index, seat.spec)
             except OSError as exc:  # the bot's own program does not exist or is not a program
-                seat.alive = False
+                seat.gone()
                 self._fault(seat, "crashed", f"could not start: {exc}")
                 continue
             seat.hello = seat.clock.hello(time.monotonic(), self.latency.waited_ms())
@@ -300,7 +304,7 @@ class Referee:
         kept it from running) its deadline moved on."""
         for seat in self.seats:
             ask = seat.ask
-            if ask is not None and seat.playing and ask.overdue(now):
+            if ask is not None and seat.playing and now >= ask.deadline:  # ask.overdue(now)
                 spent = self._judge(seat, ask, now)
                 if spent is not None:
                     self._late(seat, ask, spent)
@@ -394,11 +398,11 @@ class Referee:
 
         It runs once per decision answered, so it makes one pass where it can: the clock is
         read once before the poll and once after it."""
-        connected = [(s, s.conn) for s in self.seats if s.conn is not None]
+        connected = self.connected
         pending = False
         for _, conn in connected:
-            conn.watch_output()
-            pending = pending or conn.channel.pending
+            if conn.watch_output():
+                pending = True
         asked = time.monotonic()
         until = min(until, self.clock.ends_at)
         # In whole ms, rounded up: a wake is never early for the moment it waits for.
@@ -417,16 +421,17 @@ class Referee:
         for received, index, frame in read:
             self._expire_deadlines(received)
             self._on_frame(self.seats[index], frame)
+        # Then each seat's channel trouble, exit, and decision still unanswered long enough to
+        # read its counters for (one seat's never bears on another's: one pass).
         for seat, conn in connected:
             trouble = conn.trouble()
             if trouble is not None:
                 self._on_trouble(seat, conn, trouble)
-        for seat, conn in connected:
             if conn.exited(ready):
                 self._on_exit(seat, conn)
-        for seat, _ in connected:  # decisions still unanswered long enough to read counters for
-            if seat.ask is not None and seat.playing and seat.ask.unmeasured(now):
-                self._measure(seat, seat.ask)
+            ask = seat.ask
+            if ask is not None and seat.playing and ask.unmeasured(now):
+                self._measure(seat, ask)
 
     def _on_frame(self, seat: _Seat, frame: Frame) -> None:
         """Charge the seat for the message, then decode it and act on it."""
@@ -512,7 +517,8 @@ class Referee:
             self._fault(seat, "illegal_action", why, item.excerpt, ask=ask)
             return
         seat.decisions += 1
-        seat.answer = (choice, "bot", timing.elapsed_ms, _note(seat, msg.get("info", "")))
+        info = msg.get("info")
+        seat.answer = (choice, "bot", timing.elapsed_ms, _note(seat, info) if info else "")
 
     def _on_trouble(self, seat: _Seat, conn: Connection, trouble: Trouble) -> None:
         """Rule on what a channel saw besides messages: connections, an unread outbox."""
@@ -528,9 +534,9 @@ class Referee:
         if seat.playing and not self.finished:
             when = "during the match" if seat.greeted else "before its hello"
             code, why = exit_fault(conn.exit_code, conn.usage.oom_killed, when)
-            seat.alive = False
+            seat.gone()
             self._fault(seat, code, why)
-        seat.alive = False
+        seat.gone()
 
     # -- rulings carried out -----------------------------------------------------------------
 
@@ -557,6 +563,7 @@ class Referee:
     def _carry_out(self, seat: _Seat, ruling: Ruling | None, ask: Ask | None) -> None:
         """Do what a ruling says: forfeit the seat, substitute this answer, or tell it."""
         if isinstance(ruling, Forfeit):
+            seat.playing = False  # its ledger says so from now on
             seat.ask = seat.answer = None
             if ruling.notify:
                 self._send(seat, messages.error(ruling.code, ruling.detail, fatal=True))

@@ -64,6 +64,11 @@ HELLO = {"v": 1, "type": "hello", "versions": [1], "token": "t", "name": "x"}
         ({"v": 1, "type": "action", "seq": 1, "choice": None}, "bad_field", "choice"),
         ({"v": 1, "type": "action", "seq": 1, "choice": b"0"}, "bad_field", "choice"),
         ({"v": 1, "type": "action", "seq": 1, "choice": 2**64 - 1}, "bad_field", "int64"),
+        # What an action must be beyond the plain ints its quick check passes at once:
+        ({"v": True, "type": "action", "seq": 1, "choice": 0}, "bad_field", "message.v"),
+        ({"v": 1, "type": "action", "seq": -(2**63) - 1, "choice": 0}, "bad_field", "int64"),
+        ({"v": 1, "type": "action", "seq": 1, "choice": 0, "info": b"x"}, "bad_field", "info"),
+        ({"v": 1, "type": b"action", "seq": 1, "choice": 0}, "bad_field", "type"),
         ({**HELLO, "token": b"t"}, "bad_field", "token"),
         ({**HELLO, "versions": ["1"]}, "bad_field", "versions"),
         ({**HELLO, "name": "x" * 65}, "bad_field", "name"),
