@@ -429,7 +429,9 @@ class StreamChannel(ABC):
         """Nothing left unread or unsent, and nothing more to read (a kept process's test)."""
         if self.closed or self.inbox or self.outbox or self.stdout is None:
             return False
-        return not select.select([self.stdout], [], [], 0)[0]
+        probe = select.poll()  # not select(): a worker keeping many bots passes fd 1024
+        probe.register(self.stdout, select.POLLIN)
+        return not probe.poll(0)
 
     def new_match(self) -> None:
         """A kept process's next match: nothing carries over."""
