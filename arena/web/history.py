@@ -97,11 +97,6 @@ class History:
         with self.lock:
             return {b: self.by_bot[b].points() for b in bots if b in self.by_bot}
 
-    def held(self) -> int:
-        """How many rows are held, over every bot."""
-        with self.lock:
-            return sum(len(s.points()) for s in self.by_bot.values())
-
     def rows_of(self, store: Store, bots: Sequence[str]) -> list[HistoryRow]:
         """Every row of ``bots`` up to the position held (published), each bot's in schedule
         order: read from the store by its index on bots, so it costs their rows."""
