@@ -154,8 +154,9 @@ class LadderSchedule(Schedule):
 
     @abstractmethod
     def upcoming(self, store: Store | None) -> list[MatchSpec]:
-        """The matches not stored yet that come next (the server's queue), changing nothing;
-        ``store`` is None before the database is made."""
+        """The matches not stored yet that come next (the server's queue): the next sets only,
+        at a cost that does not grow with the schedule or the history, changing nothing
+        stored; ``store`` is None before the database is made."""
 
     @abstractmethod
     def stream(self) -> RatingStream:

@@ -94,8 +94,8 @@ class RatingStream:
             store.set_meta(RUNNING_KEY, "")
             return
         store.queue_rating(position, spec.match_id)
-        self.drain(store, rated_next, everything=False)
-        self.kept.stored(store, position, spec.match_id, spec.set_id, len(spec.bots))
+        rated = self.drain(store, rated_next, everything=False)
+        self.kept.stored(store, position, spec.match_id, spec.set_id, rated)
 
     def fresh(self, store: Store) -> bool:
         """Whether the stored fold and tally are this stream's."""
@@ -104,11 +104,13 @@ class RatingStream:
     def settle(self, store: Store) -> None:
         """Nothing is in flight: rate every queued match, past any gap (a match given up)."""
         with store.transaction():
-            self.drain(store, int(store.meta(RATED_NEXT) or 0), everything=True)
+            rated = self.drain(store, int(store.meta(RATED_NEXT) or 0), everything=True)
+            self.kept.release(store, rated)
 
-    def drain(self, store: Store, rated_next: int, everything: bool) -> None:
+    def drain(self, store: Store, rated_next: int, everything: bool) -> int:
         """Rate the queued matches from ``rated_next`` on in order: those with no gap before
-        them, or (``everything``: nothing is in flight) all of them."""
+        them, or (``everything``: nothing is in flight) all of them; where the rated prefix
+        ends now."""
         queue = store.queue()
         ready = []
         for position, match_id in queue:
@@ -117,10 +119,11 @@ class RatingStream:
             ready.append((position, match_id))
             rated_next = position + 1
         if not ready:
-            return
+            return rated_next
         records = store.records_of({match_id: position for position, match_id in ready})
         self.fold(store, records)
         store.unqueue_ratings([p for p, _ in ready], rated_next)
+        return rated_next
 
     def fold(self, store: Store, records: Iterable[MatchRecord]) -> None:
         """Apply ``records`` (in schedule order) to the stored ratings."""

@@ -1,9 +1,9 @@
 """Pure: ratings and per-set values from stored results, taken in schedule order.
 
 Nothing here reads a clock or a database: the same results give the same ratings, so a run on
-1 worker, on 2, on a cluster or resumed after a crash ends with identical ratings. (The table's
-intervals and ``=`` marks take the complete sets in the order they were completed, which the
-store keeps: ``tally.py``, ``running.py``.)
+1 worker, on 2, on a cluster or resumed after a crash ends with identical ratings, and the
+table's intervals and ``=`` marks take the complete sets in schedule order too (``tally.py``,
+``running.py``).
 
 * Rating: TrueSkill (default) or OpenSkill Plackett-Luce, updated match by match in schedule
   order; a free-for-all of single seats, ties as draws, or teams where the game reports them
@@ -229,9 +229,9 @@ def complete_sets(
     matches: Sequence[MatchRecord], order: Sequence[str] | None = None
 ) -> list[list[MatchRecord]]:
     """The duplicate sets with every rotation stored, each set's matches in schedule order;
-    the sets in the order ``order`` names them (the order they were completed in, which the
-    store keeps: ``running.py``), by default in schedule order (first position). A set
-    ``order`` does not name comes after those it names, in schedule order."""
+    the sets in the order ``order`` names them (the order the store keeps them in:
+    ``running.py``), by default in schedule order (first position). A set ``order`` does not
+    name comes after those it names, in schedule order."""
     by_set: dict[str, list[MatchRecord]] = defaultdict(list)
     for match in sorted(matches, key=lambda m: m.position):
         by_set[match.set_id].append(match)

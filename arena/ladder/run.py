@@ -8,9 +8,11 @@ The runner is the only writer of the database. A ladder file's schedule is a fix
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from arena.ladder import database
 from arena.ladder.config import LadderConfig, load_ladder
@@ -27,7 +29,8 @@ from arena.ladder.loop import (
 )
 from arena.ladder.rated import RatingStream
 from arena.ladder.ratings import MatchRecord
-from arena.ladder.schedule import MatchSpec, build_schedule
+from arena.ladder.schedule import MatchSpec, build_schedule, schedule_sets
+from arena.ladder.sets import StoredSets
 from arena.ladder.store import Store, storage_error
 
 
@@ -50,32 +53,46 @@ class RunSummary:
         return sorted(common)
 
 
+UPCOMING_SETS = 20  # the next sets the server's queue shows of a ladder file's schedule
+
+
+def schedule_args(cfg: LadderConfig) -> tuple[Any, ...]:
+    """What a ladder file's schedule depends on: ``build_schedule``'s arguments."""
+    return (cfg.bot_names, cfg.seats, cfg.rounds, cfg.seed, cfg.fingerprint(), cfg.candidate,
+            cfg.max_tables)  # fmt: skip
+
+
 def schedule_of(cfg: LadderConfig) -> list[MatchSpec]:
-    return build_schedule(
-        cfg.bot_names,
-        cfg.seats,
-        cfg.rounds,
-        cfg.seed,
-        cfg.fingerprint(),
-        cfg.candidate,
-        cfg.max_tables,
-    )
+    return build_schedule(*schedule_args(cfg))
 
 
 class RoundRobin(LadderSchedule):
     """A ladder file's fixed schedule: every table of every round, each match once. Everything
-    not stored yet is handed out at once; the run ends when the executor has played it."""
+    not stored yet is handed out at once; the run ends when the executor has played it.
+
+    What comes next (:meth:`upcoming`) is kept from one call to the next: the stored sets
+    (tallied from the matches stored since, ``sets.py``), the sets drawn from the schedule
+    that were not whole when last seen, and where the walk through the schedule stands; so a
+    call costs the matches stored since and the sets it shows, never the whole schedule."""
 
     def __init__(self, cfg: LadderConfig) -> None:
         super().__init__(cfg)
-        self.specs = schedule_of(cfg)
         self.handed = False
+        self.sets = StoredSets()
+        self.walk: Iterator[list[MatchSpec]] | None = None
+        self.front: list[list[MatchSpec]] = []  # sets drawn, not whole when last seen
+        self.tallied = -1  # self.sets.cleared when the walk began
+
+    @functools.cached_property
+    def specs(self) -> list[MatchSpec]:
+        return schedule_of(self.cfg)
 
     def next(self, store: Store, busy: bool) -> list[MatchSpec]:
         if self.handed:
             return []
         self.handed = True
-        pending = self.upcoming(store)
+        done = store.done_ids()
+        pending = [s for s in self.specs if s.match_id not in done]
         self.already = len(self.specs) - len(pending)
         return pending
 
@@ -88,9 +105,23 @@ class RoundRobin(LadderSchedule):
     def stream(self) -> RatingStream:
         return RatingStream(self.cfg, append=False, scheduled=len(self.specs))
 
-    def upcoming(self, store: Store | None) -> list[MatchSpec]:
-        done = store.done_ids() if store is not None else set()
-        return [s for s in self.specs if s.match_id not in done]
+    def upcoming(self, store: Store | None, sets: int = UPCOMING_SETS) -> list[MatchSpec]:
+        """The matches not stored of the first ``sets`` sets not stored whole, in schedule
+        order (see the class docstring)."""
+        tally = self.sets.update(store) if store is not None else StoredSets()
+        if self.walk is None or self.tallied != tally.cleared:  # matches forgotten: again
+            self.walk, self.front = schedule_sets(*schedule_args(self.cfg)), []
+            self.tallied = tally.cleared
+
+        def stored(spec: MatchSpec) -> bool:
+            found = tally.sets.get(spec.set_id)
+            return found is not None and spec.match_id in found.ids
+
+        self.front = [g for g in self.front if not all(map(stored, g))]
+        while len(self.front) < sets and (group := next(self.walk, None)) is not None:
+            if not all(map(stored, group)):
+                self.front.append(group)
+        return [s for group in self.front[:sets] for s in group if not stored(s)]
 
 
 def schedule_for(

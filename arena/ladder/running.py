@@ -2,13 +2,23 @@
 
 What ``arena ladder show``, ``h2h``, ``seats`` and ``compare``, the report and the server's
 pages show is a :class:`arena.ladder.tally.Tally` over the stored matches. The store keeps it
-in its ``running_*`` tables, advanced in the transaction that stores the match completing a
-duplicate set (every rotation stored): that set's matches are counted and the set added to
-the sequences, sets in the order they complete (``set_order``). A stored match whose set is
-not complete yet waits in ``pending`` (with its position): the public view (``published.py``)
-leaves it out, the organiser's view counts it on reading (only counts: the statistics are
-over complete sets), a read bounded by the sets in flight. Per complete set the store also
-keeps each bot's relative score (``set_values``), from which ``compare`` reads one pair's sets.
+in its ``running_*`` tables, advanced in the transaction that stores a match: the duplicate
+sets it lets through are counted and added to the sequences in schedule order (``set_order``),
+as the ratings are (``rated.py``). A stored match waits in ``pending`` (with its position)
+until its set is complete (every rotation stored) and the ratings' prefix has passed it (every
+match before it in the schedule stored): so a set completed early waits for the sets before
+it, and the same results give the same intervals and ``=`` marks on 1 worker or on many. When
+nothing is in flight (the end of a run) the prefix passes over a match given up, so the sets
+behind it are added; the set of a match given up stays incomplete (never in the sequences)
+until a later run plays it, which, being behind the prefix, has the whole tally rebuilt in
+schedule order. A set whose seats forfeited is complete and counts like any other.
+
+Readers take what is kept, then the complete sets still waiting behind a gap added after it
+(:meth:`Kept.load`); of the incomplete sets' matches (:meth:`Kept.pending`) the public view
+(``published.py``) shows nothing, the organiser's view counts them (only counts: the
+statistics are over complete sets): reads bounded by the sets in flight. Per complete set the
+store also keeps each bot's relative score (``set_values``), from which ``compare`` reads one
+pair's sets.
 
 ``meta.running_key`` names what the tally depends on (the ratings' key, the seats and the
 game's score range); a database kept under another key, or upgraded from schema 3, is rebuilt
@@ -30,7 +40,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from arena.ladder import betting, stats
-from arena.ladder.ratings import MatchRecord, ScoreOutOfRange, check_scores, complete_sets
+from arena.ladder.ratings import (
+    MatchRecord,
+    ScoreOutOfRange,
+    check_scores,
+    complete_sets,
+    set_values,
+)
 from arena.ladder.tally import PAIR_LEVEL, Tally, Totals
 
 if TYPE_CHECKING:
@@ -118,25 +134,44 @@ class Kept:
 
     # -- the writer ----------------------------------------------------------------------------
 
-    def stored(self, store: Store, position: int, match_id: str, set_id: str, size: int) -> None:
-        """``match_id`` (of set ``set_id``, of ``size`` rotations) was just inserted at
-        ``position``, inside its transaction: it waits in ``pending`` until its set is whole,
-        then the set is added."""
+    def stored(self, store: Store, position: int, match_id: str, set_id: str, rated: int) -> None:
+        """``match_id`` (of set ``set_id``) was just inserted at ``position``, inside its
+        transaction, and the ratings' prefix now ends before ``rated``: it waits in
+        ``pending``, and the sets it lets through are added (:meth:`release`)."""
         if not self.fresh(store):
             return
         store.conn.execute("INSERT INTO pending VALUES (?, ?, ?)", (match_id, set_id, position))
-        rows = store.conn.execute("SELECT match_id, position FROM pending WHERE set_id = ?",
-                                  (set_id,))  # fmt: skip
-        if len(rows) < size:
+        self.release(store, rated)
+
+    def release(self, store: Store, rated: int) -> None:
+        """Add the complete sets waiting in ``pending`` whose matches all lie before position
+        ``rated`` (the end of the ratings' prefix: every match before it is stored, or was
+        passed over when nothing was in flight), in the order of their last match."""
+        ready = [r[0] for r in store.conn.execute(
+            "SELECT set_id FROM pending GROUP BY set_id HAVING COUNT(*) = ? AND MAX(position) < ? "
+            "ORDER BY MAX(position)", (self.seats, rated))]  # fmt: skip
+        if not ready:
             return
-        group = store.records_of({r[0]: r[1] for r in rows})
-        store.conn.execute("DELETE FROM pending WHERE set_id = ?", (set_id,))
-        self.add_sets(store, [group])
+        groups = self._groups(store, ready)
+        marks = ", ".join("?" * len(ready))
+        store.conn.execute(f"DELETE FROM pending WHERE set_id IN ({marks})", ready)
+        self.add_sets(store, groups)
+
+    def _groups(self, store: Store, set_ids: Sequence[str]) -> list[list[MatchRecord]]:
+        """The pending matches of ``set_ids``, set by set in this order."""
+        marks = ", ".join("?" * len(set_ids))
+        rows = store.conn.execute(
+            f"SELECT match_id, position FROM pending WHERE set_id IN ({marks})", list(set_ids)
+        )
+        by_set: dict[str, list[MatchRecord]] = {s: [] for s in set_ids}
+        for match in store.records_of({r[0]: r[1] for r in rows}):
+            by_set[match.set_id].append(match)
+        return list(by_set.values())
 
     def add_sets(self, store: Store, groups: Sequence[Sequence[MatchRecord]]) -> None:
         """Count the complete sets ``groups`` and add them, in this order, to what is kept."""
         bots = sorted({s.bot for group in groups for m in group for s in m.seats})
-        tally = self.load(store, bots)
+        tally = self._kept(store, bots)
         done = int(store.meta(SETS_DONE) or 0)
         values: list[tuple[str, str, float]] = []
         order = []
@@ -158,10 +193,9 @@ class Kept:
         store.set_meta(SETS_DONE, str(done))
 
     def rebuild(self, store: Store, records: Sequence[MatchRecord], scheduled: int | None) -> None:
-        """Keep the tally of ``records`` (every stored match of the schedule) from scratch,
-        inside the caller's transaction: the complete sets in the order they completed (as
-        kept; those never kept, after them in schedule order), the rest pending."""
-        kept = [r[0] for r in store.conn.execute("SELECT set_id FROM set_order ORDER BY seq")]
+        """Keep the tally of ``records`` (every stored match of the schedule, all of them
+        rated) from scratch, inside the caller's transaction: the complete sets in the order of
+        their last match, the rest pending."""
         for table in TABLES:
             store.conn.execute(f"DELETE FROM {table}")
         for key in (OUT_OF_RANGE, SETS_DONE):
@@ -169,7 +203,7 @@ class Kept:
         store.set_meta(RUNNING_KEY, self.key)
         store.set_meta(OUTSIDE, str(store.count_matches() - len(records)))
         store.set_meta(SCHEDULED, "" if scheduled is None else str(scheduled))
-        groups = complete_sets(records, kept)
+        groups = sorted(complete_sets(records), key=lambda g: g[-1].position)
         whole = {m.match_id for group in groups for m in group}
         store.conn.executemany(
             "INSERT INTO pending VALUES (?, ?, ?)",
@@ -180,6 +214,18 @@ class Kept:
     # -- reading and writing the tables --------------------------------------------------------
 
     def load(self, store: Store, bots: Iterable[str] | None = None) -> Tally:
+        """The tally a reader shows, of ``bots`` (and the pairs among them) only when given:
+        what is kept, then the complete sets waiting behind a gap (:meth:`waiting`: a few)
+        counted and added after them, as the writer will add them."""
+        tally = self._kept(store, bots)
+        for group in self.waiting(store):
+            check_scores(group, self.score_range)
+            for match in group:
+                tally.count(match)
+            tally.add_set(group)
+        return tally
+
+    def _kept(self, store: Store, bots: Iterable[str] | None = None) -> Tally:
         """What is kept, of ``bots`` (and the pairs among them) only when given."""
         tally = Tally(self.score_range, self.seats)
         names = None if bots is None else sorted(set(bots))
@@ -241,22 +287,37 @@ class Kept:
 
     def pending(self, store: Store) -> list[MatchRecord]:
         """The stored matches whose set is not complete yet (a few: the sets in flight)."""
-        rows = store.conn.execute("SELECT match_id, position FROM pending")
+        rows = store.conn.execute(
+            "SELECT match_id, position FROM pending WHERE set_id IN (SELECT set_id FROM pending "
+            "GROUP BY set_id HAVING COUNT(*) < ?)", (self.seats,))  # fmt: skip
         return store.records_of({r[0]: r[1] for r in rows}) if rows else []
 
+    def waiting(self, store: Store) -> list[list[MatchRecord]]:
+        """The complete sets not added yet, as a gap before them in the schedule keeps them
+        waiting (a few: those stored ahead of a match in flight), in the order of their last
+        match."""
+        ready = [r[0] for r in store.conn.execute(
+            "SELECT set_id FROM pending GROUP BY set_id HAVING COUNT(*) = ? "
+            "ORDER BY MAX(position)", (self.seats,))]  # fmt: skip
+        return self._groups(store, ready) if ready else []
+
     def pair_sets(self, store: Store, a: str, b: str) -> list[tuple[float, float]]:
-        """A's and B's relative scores in each complete set both played, in set order: one
-        pair's sets, read by the index of A's."""
+        """A's and B's relative scores in each complete set both played, in the order of the
+        sets: one pair's sets, read by the index of A's, then those of the sets waiting."""
         query = (
             "SELECT x.value, y.value FROM set_values x "
             "JOIN set_values y ON y.set_id = x.set_id AND y.bot = ? "
             "JOIN set_order o ON o.set_id = x.set_id WHERE x.bot = ? ORDER BY o.seq"
         )
-        return [(r[0], r[1]) for r in store.conn.execute(query, (b, a))]
+        kept = [(r[0], r[1]) for r in store.conn.execute(query, (b, a))]
+        waiting = [set_values(g) for g in self.waiting(store)]
+        return kept + [(v[a], v[b]) for v in waiting if a in v and b in v]
 
     def order(self, store: Store) -> list[str]:
-        """The complete sets kept, in the order they were completed."""
-        return [r[0] for r in store.conn.execute("SELECT set_id FROM set_order ORDER BY seq")]
+        """The complete sets in the order the tally takes them: those kept, then those
+        waiting."""
+        kept = [r[0] for r in store.conn.execute("SELECT set_id FROM set_order ORDER BY seq")]
+        return kept + [g[0].set_id for g in self.waiting(store)]
 
     def usable(self, store: Store) -> bool:
         """Whether readers can read the tally kept (fresh, and every kept score in range)."""

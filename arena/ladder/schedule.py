@@ -25,7 +25,7 @@ import hashlib
 import hmac
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -110,9 +110,24 @@ def build_schedule(
     max_tables: int = 200,
 ) -> list[MatchSpec]:
     """The whole schedule in its canonical order: round, then table, then rotation."""
-    specs: list[MatchSpec] = []
+    sets = schedule_sets(names, seats, rounds, seed, fingerprint, candidate, max_tables)
+    return [spec for group in sets for spec in group]
+
+
+def schedule_sets(
+    names: Sequence[str],
+    seats: int,
+    rounds: int,
+    seed: int,
+    fingerprint: str,
+    candidate: str | None = None,
+    max_tables: int = 200,
+) -> Iterator[list[MatchSpec]]:
+    """The schedule's duplicate sets in its canonical order, each drawn when asked for (the
+    tables are listed first): what the next sets are costs those sets' digests only."""
     salt = digest("design", seed, fingerprint)
     tables = rounds_of_tables(names, seats, rounds, max_tables, salt, candidate)
+    position = 0
     for rnd, group in enumerate(tables):
         again: Counter[Table] = Counter()
         for table in sorted(group):
@@ -120,8 +135,9 @@ def build_schedule(
             parts: tuple[object, ...] = ("set", seed, fingerprint, "\x1e".join(table), rnd)
             parts += (again[table],) if again[table] else ()
             again[table] += 1
-            specs += duplicate_set(digest(*parts)[:16], table, rnd, len(specs))
-    return specs
+            specs = duplicate_set(digest(*parts)[:16], table, rnd, position)
+            position += len(specs)
+            yield specs
 
 
 def duplicate_set(set_id: str, table: Table, rnd: int, position: int) -> list[MatchSpec]:

@@ -40,6 +40,7 @@ class StoredSets:
     """Every stored set by id, with its table's and its bots' counts; see the module docstring."""
 
     def __init__(self) -> None:
+        self.cleared = 0  # how often it was tallied again from the start
         self._clear()
 
     def _clear(self) -> None:
@@ -56,6 +57,7 @@ class StoredSets:
         """Read the matches stored since the last update (all of them the first time)."""
         if store.count_matches() < self.count:
             self._clear()  # matches forgotten: tallied again
+            self.cleared += 1
         for r in store.seats_stored_after(self.after):
             if r["n"] != self.after:
                 self._add(r["id"], r["set_id"], r["round"], json.loads(r["seats"]),

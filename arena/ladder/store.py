@@ -718,6 +718,18 @@ class Store:
         )
         return [HistoryRow(*r) for r in self.conn.execute(query, (since,))]
 
+    def rating_history_of(self, bots: Sequence[str], before: int) -> list[HistoryRow]:
+        """The stored rating history of ``bots`` before position ``before``, each bot's in
+        schedule order (by the index on bot and position: it costs their rows)."""
+        names = sorted(set(bots))
+        if not names:
+            return []
+        query = (
+            "SELECT position, match_id, bot, mu, sigma FROM rating_history "
+            f"WHERE bot IN ({', '.join('?' * len(names))}) AND position < ? ORDER BY bot, position"
+        )
+        return [HistoryRow(*r) for r in self.conn.execute(query, (*names, before))]
+
     def holds_history_row(self, row: HistoryRow) -> bool:
         """Whether ``row`` is still stored as it was (not re-rated or forgotten since)."""
         query = "SELECT match_id, mu, sigma FROM rating_history WHERE position = ? AND bot = ?"

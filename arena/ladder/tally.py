@@ -7,9 +7,10 @@ how often one finished ahead of the other, and, per complete duplicate set, in t
 sets are added: each bot's and each seat's relative score as a running confidence sequence
 (:class:`arena.ladder.stats.Running`) and per ordered pair the one-sided capital behind the
 table's ``=`` marks. Counts and exact sums do not depend on the order matches are counted in;
-the sequences depend on the order of the sets, which is the order they were completed in (the
-store keeps it; in schedule order by default). The batch functions below fold the same steps
-over a list of matches, so a tally kept in a database equals them exactly.
+the sequences depend on the order of the sets, which is the schedule's (the order of their
+last match: the store keeps it, ``running.py``; in schedule order by default), so the same
+results give the same intervals on any number of workers. The batch functions below fold the
+same steps over a list of matches, so a tally kept in a database equals them exactly.
 
 * Order: a bot's place above the next is established when it finishes ahead of it in more of
   the sets they both played, by an anytime test of each ordered pair, Holm's procedure holding

@@ -9,6 +9,7 @@ self-contained page) and keeps its text as text. Every data series carries an SV
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Mapping, Sequence
 
 import matplotlib as mpl
@@ -37,7 +38,19 @@ def _svg(fig: Figure) -> str:
     buffer = io.StringIO()
     FigureCanvasSVG(fig).print_svg(buffer, metadata={"Date": None, "Creator": None})
     text = buffer.getvalue()
-    return text[text.index("<svg") :]  # inline: no XML prologue or doctype
+    text = text[text.index("<svg") :]  # inline: no XML prologue or doctype
+    return _PATH.sub(lambda m: _NUMBER.sub(_rounded, m[0]), text)
+
+
+# A path's coordinates, which matplotlib writes with 6 decimals, to a tenth of a point: a
+# long series' path is about half the size, drawn the same at any zoom a page is read at.
+_PATH = re.compile(r' d="[^"]*"')
+_NUMBER = re.compile(r"-?\d+\.\d{2,}")
+
+
+def _rounded(number: re.Match[str]) -> str:
+    text = f"{float(number[0]):.1f}"
+    return "0" if text in ("0.0", "-0.0") else text.removesuffix(".0")
 
 
 HISTORY_POINTS = 200  # per bot: a plot's size must not grow with the ladder's history
@@ -51,28 +64,40 @@ def sampled(count: int, points: int = HISTORY_POINTS) -> list[int]:
     return sorted({round(i * (count - 1) / (points - 1)) for i in range(points)})
 
 
+Point = tuple[int, HistoryRow]  # a row of a bot's history, with its index among the bot's rows
+
+
 def rating_history(
     history: Sequence[HistoryRow], bots: Sequence[str], most: int = HISTORY_POINTS
 ) -> str:
     """mu per bot after each of its matches, with a band of two sigmas either side; at most
     ``most`` points per bot (evenly spread over its matches, the first and last included), so
     the plot of a long history costs what it shows."""
-    fig = Figure(figsize=(7.5, 3.6), layout="constrained")
-    ax = fig.add_subplot()
     by_bot: dict[str, list[HistoryRow]] = {}
     for r in history:
         by_bot.setdefault(r.bot, []).append(r)
+    series = {}
     for bot in bots:
         every = by_bot.get(bot, [])
-        if not every:
+        series[bot] = [(i, every[i]) for i in sampled(len(every), most)]
+    return rating_lines(series)
+
+
+def rating_lines(series: Mapping[str, Sequence[Point]], markers: bool = True) -> str:
+    """The plot of :func:`rating_history` from points already chosen, per bot in this order
+    (a bot without any is left out); ``markers``: a marker on each point (which a reader can
+    count), else the line alone (a smaller SVG)."""
+    fig = Figure(figsize=(7.5, 3.6), layout="constrained")
+    ax = fig.add_subplot()
+    for bot, points in series.items():
+        if not points:
             continue
-        picked = sampled(len(every), most)
-        rows = [every[i] for i in picked]
-        x = [i + 1 for i in picked]
-        mu = [r.mu for r in rows]
-        low = [r.mu - 2 * r.sigma for r in rows]
-        high = [r.mu + 2 * r.sigma for r in rows]
-        (line,) = ax.plot(x, mu, marker="o", markersize=2.5, linewidth=1.2, label=bot)
+        x = [i + 1 for i, _ in points]
+        mu = [r.mu for _, r in points]
+        low = [r.mu - 2 * r.sigma for _, r in points]
+        high = [r.mu + 2 * r.sigma for _, r in points]
+        (line,) = ax.plot(x, mu, linewidth=1.2, label=bot, marker="o" if markers else "",
+                          markersize=2.5)  # fmt: skip
         line.set_gid(f"history-{slug(bot)}")
         band = ax.fill_between(x, low, high, alpha=0.15, color=line.get_color(), linewidth=0)
         band.set_gid(f"band-{slug(bot)}")

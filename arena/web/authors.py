@@ -8,6 +8,7 @@ import functools
 import json
 from typing import Any
 
+from arena.ladder.ratings import HistoryRow
 from arena.names import clash, clash_message
 from arena.registry.content import ContentError
 from arena.registry.gate import store
@@ -132,7 +133,8 @@ def mine(
     bots = accounts.bots_of(author)
     versions = [v for b in bots for v in versions_of(competition, b)]
     own_refs = {v.ref for v in versions}
-    matches = []
+    matches: list[dict[str, Any]] = []
+    history_rows: list[HistoryRow] = []
     with reading(competition) as ladder:
         if ladder is not None and own_refs:
             rows = sorted(ladder.published_matches(None, 0, sorted(own_refs)),
@@ -146,9 +148,9 @@ def mine(
                 }
                 for r in rows
             ]
+            history_rows = history.rows_of(ladder, sorted(own_refs))
     ratings = [
-        {"version": h.bot, "match": h.match_id, "mu": h.mu, "sigma": h.sigma}
-        for h in history.of(sorted(own_refs))
+        {"version": h.bot, "match": h.match_id, "mu": h.mu, "sigma": h.sigma} for h in history_rows
     ]
     return {
         "author": author,

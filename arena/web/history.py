@@ -8,11 +8,17 @@ first match that is not published yet (its duplicate set incomplete, ``published
 match's rating change would tell what was dealt in a set still being played. A rebuilt history
 (the ladder re-rated, matches forgotten) is seen at the row it last held, and read again.
 
-:class:`Plots` draws a plot of some bots from it (at most ``PLOT_POINTS`` per bot) and keeps it:
-a plot older than ``PLOT_EVERY_S`` whose history grew since is drawn again in the background
-while visitors get the one before (matplotlib takes a second or more, and a long history's
-plot hardly changes from one match to the next). Only the first plot of some bots is drawn by
-the request that asks for it.
+It holds of each bot not every row but a :class:`Series` evenly thinned as rows arrive (at most
+``PLOT_POINTS``, its last row included): what a plot shows, so the memory held, the plot's
+drawing and the page's size do not grow with the history (about 300k rows at 100k matches).
+Whoever needs every row of a few bots (an author's own versions) reads them from the store, up
+to the same published position (:meth:`History.rows_of`).
+
+:class:`Plots` draws a plot of some bots from it and keeps it: a plot older than
+``PLOT_EVERY_S`` whose history grew since is drawn again in the background while visitors get
+the one before (matplotlib takes a fraction of a second or more, and a long history's plot
+hardly changes from one match to the next). Only the first plot of some bots is drawn by the
+request that asks for it.
 """
 
 from __future__ import annotations
@@ -27,9 +33,37 @@ from arena.ladder.ratings import HistoryRow
 from arena.ladder.store import Store
 from arena.report import plots
 
-PLOT_POINTS = 300  # at most, per bot, in a page's rating plot
+PLOT_POINTS = 150  # at most, per bot, held and shown in a page's rating plot
 PLOT_EVERY_S = 30.0  # a plot is drawn again at most this often
 PLOTS_KEPT = 512  # plots kept (the standings' and each bot page's)
+
+
+class Series:
+    """One bot's rows, evenly thinned as they arrive: those whose index among the bot's rows is
+    a multiple of ``step``, and the last. When more than ``most - 1`` multiples are held, the
+    step doubles and every other one is let go, so between ``most / 2`` and ``most`` points
+    are held, spread evenly over the whole history, the first and last included."""
+
+    def __init__(self, most: int = PLOT_POINTS) -> None:
+        self.most = most
+        self.count = 0  # the bot's rows seen
+        self.step = 1
+        self.kept: list[plots.Point] = []  # (index, row), index a multiple of step
+        self.last: plots.Point | None = None
+
+    def add(self, row: HistoryRow) -> None:
+        if self.count % self.step == 0:
+            self.kept.append((self.count, row))
+            if len(self.kept) >= self.most:
+                self.kept = self.kept[::2]
+                self.step *= 2
+        self.last = (self.count, row)
+        self.count += 1
+
+    def points(self) -> list[plots.Point]:
+        """The rows held, in order, with their index among the bot's rows."""
+        last = [self.last] if self.last is not None and self.last[0] != self.kept[-1][0] else []
+        return self.kept + last
 
 
 class History:
@@ -40,7 +74,7 @@ class History:
         self._clear()
 
     def _clear(self) -> None:
-        self.by_bot: dict[str, list[HistoryRow]] = {}
+        self.by_bot: dict[str, Series] = {}
         self.next = 0  # the first position not held
         self.last: HistoryRow | None = None  # the last row held
         self.grown = 0  # counts the updates that added rows
@@ -54,14 +88,21 @@ class History:
             for row in store.rating_history(since=self.next):
                 if row.match_id in unpublished:
                     break  # it and everything after it wait until its set is whole
-                self.by_bot.setdefault(row.bot, []).append(row)
+                self.by_bot.setdefault(row.bot, Series()).add(row)
                 self.last, self.next, added = row, row.position + 1, True
             self.grown += added
 
-    def of(self, bots: Sequence[str]) -> list[HistoryRow]:
-        """The rows of ``bots``, each bot's in schedule order."""
+    def series(self, bots: Sequence[str]) -> dict[str, list[plots.Point]]:
+        """The points held of each of ``bots`` that has any."""
         with self.lock:
-            return [r for b in bots for r in self.by_bot.get(b, ())]
+            return {b: self.by_bot[b].points() for b in bots if b in self.by_bot}
+
+    def rows_of(self, store: Store, bots: Sequence[str]) -> list[HistoryRow]:
+        """Every row of ``bots`` up to the position held (published), each bot's in schedule
+        order: read from the store by its index on bots, so it costs their rows."""
+        with self.lock:
+            before = self.next
+        return store.rating_history_of(bots, before)
 
 
 class Plots:
@@ -93,8 +134,9 @@ class Plots:
                 found = self.kept.get(key)
                 if found is not None and found[2] == grown:
                     return found[0]  # drawn meanwhile by another request
-                rows = self.history.of(key)
-                svg = _STYLE.sub("", plots.rating_history(rows, key, PLOT_POINTS)) if rows else ""
+                series = self.history.series(key)
+                drawn = plots.rating_lines(series, markers=False) if series else ""
+                svg = _STYLE.sub("", drawn)
                 self.kept[key] = (svg, time.monotonic(), grown)
                 self.kept.move_to_end(key)
                 while len(self.kept) > PLOTS_KEPT:

@@ -25,7 +25,7 @@ from typing import Any, Generic, TypeVar
 from arena.ladder.config import LadderConfig
 from arena.ladder.follow import next_set
 from arena.ladder.published import is_published
-from arena.ladder.run import schedule_for
+from arena.ladder.run import RoundRobin, schedule_args
 from arena.ladder.sets import StoredSets, day
 from arena.ladder.standings import standings
 from arena.ladder.store import Store
@@ -187,14 +187,17 @@ class Upcoming:
     """The schedule's next matches, the published matches done today (UTC: the newest
     ``QUEUE_SHOWN``, and how many) with a count of the rest: what the queue shows of the
     ladder, asked once per change. The stored sets are tallied once, then only the matches
-    stored since (``sets.py``), so a following ladder's next set costs what it shows."""
+    stored since (``sets.py``), so a following ladder's next set costs what it shows; a
+    ladder file's schedule is kept while its arguments stay the same, and its next sets
+    found from where they were last (``RoundRobin.upcoming``)."""
 
     def __init__(self) -> None:
         self.sets = StoredSets()
+        self.fixed: tuple[tuple[Any, ...], RoundRobin] | None = None
 
     def __call__(self, cfg: LadderConfig | None, store: Store | None) -> dict[str, Any]:
         if store is None:
-            upcoming = schedule_for(cfg).upcoming(None) if cfg is not None else []
+            upcoming = self._fixed(cfg).upcoming(None) if cfg is not None else []
             return {"upcoming": upcoming, "done_today": [], "done": 0, "unpublished": 0}
         midnight = _midnight()
         tally = self.sets.update(store)
@@ -203,7 +206,7 @@ class Upcoming:
         elif cfg.follow is not None:
             upcoming = next_set(cfg, store, tally, batch=False)  # never a re-rating here
         else:
-            upcoming = schedule_for(cfg).upcoming(store)
+            upcoming = self._fixed(cfg).upcoming(store)
         newest = store.published_matches(QUEUE_SHOWN)
         unpublished = tally.unpublished_since(midnight)
         return {
@@ -212,6 +215,13 @@ class Upcoming:
             "done": tally.days[day(midnight)] - unpublished,
             "unpublished": unpublished,
         }
+
+    def _fixed(self, cfg: LadderConfig) -> RoundRobin:
+        """The schedule of the ladder file ``cfg``, kept while it stays the same."""
+        key = schedule_args(cfg)
+        if self.fixed is None or self.fixed[0] != key:
+            self.fixed = (key, RoundRobin(cfg))
+        return self.fixed[1]
 
 
 def queue(found: dict[str, Any], runner: LadderProcess, counts: dict[str, int]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ through the real ladder loop and store with made-up results (``SyntheticExecutor
 from __future__ import annotations
 
 import gzip
+import itertools
 import os
 import re
 import signal
@@ -21,12 +22,13 @@ from starlette.testclient import TestClient
 from arena.ladder import database, rated, ratings
 from arena.ladder import store as store_module
 from arena.ladder.config import LadderConfig
+from arena.ladder.ratings import HistoryRow
 from arena.ladder.run import run_ladder, schedule_for
 from arena.ladder.store import Store
 from arena.web import reads
 from arena.web.app import GZIP_MIN_BYTES, create_app
 from arena.web.competition import Competition, load_competition
-from arena.web.history import PLOT_POINTS
+from arena.web.history import PLOT_POINTS, Series
 from arena.web.reads import PAGE_SIZE
 from arena.web.runner import STOP_WAIT_S
 from tests.ladder.helpers import SyntheticExecutor
@@ -246,13 +248,47 @@ def test_after_a_set_is_stored_only_the_standings_read_the_whole_history(
         assert costs["large"][page] <= 1.5 * costs["small"][page] + 20, (page, costs)
 
 
-def test_a_rating_plot_shows_at_most_its_points_whatever_the_history(tmp_path: Path) -> None:
-    competition = _filled(tmp_path / "comp", rounds=200)  # 600 matches for each bot
-    with TestClient(create_app(competition, run_ladder=False)) as client:
-        text = client.get("/bots/house-greedy").text
-    plot = text[text.index('id="history-house-greedy"') :]
-    points = plot[: plot.index("</g>")].count("<use")
-    assert 0.9 * PLOT_POINTS <= points <= PLOT_POINTS
+@pytest.mark.parametrize(
+    "count", [1, 2, PLOT_POINTS - 1, PLOT_POINTS, PLOT_POINTS + 1, 1000, 10_007]
+)
+def test_a_bots_series_is_evenly_thinned_as_rows_arrive(count: int) -> None:
+    series = Series()
+    for i in range(count):
+        series.add(HistoryRow(i, f"m{i}", "a", float(i), 1.0))
+    held = [i for i, _ in series.points()]
+    assert len(held) <= PLOT_POINTS and len(held) >= min(count, PLOT_POINTS // 2)
+    assert held[0] == 0 and held[-1] == count - 1  # the first and the current rating
+    gaps = [b - a for a, b in itertools.pairwise(held)] or [1]
+    assert len(set(gaps[:-1])) <= 1 and 0 < gaps[-1] <= gaps[0]  # even, then the last one
+    assert [r.mu for _, r in series.points()] == [float(i) for i in held]
+
+
+def test_the_history_held_and_a_bot_page_stay_bounded_as_the_history_grows(
+    tmp_path: Path,
+) -> None:
+    """The server holds a thinned series per bot, not every row (300k at 100k matches), and
+    a bot page's plot draws those: rows held, the plot's points and the page's bytes are the
+    same at 180 and at 1200 matches a bot; an author still reads every row, from the store."""
+    found = {}
+    for rounds in (60, 400):  # 180 and 1200 matches for each of 3 bots
+        competition = _filled(tmp_path / str(rounds), rounds)
+        app = create_app(competition, run_ladder=False)
+        with TestClient(app) as client:
+            text = client.get("/bots/house-greedy").text
+            history = app.state.held.history
+            store = Store.read(competition.database, "happy_mochi")
+            try:
+                every = history.rows_of(store, ["house-greedy"])
+            finally:
+                store.close()
+        plot = text[text.index('id="history-house-greedy"') :]
+        line = plot[: plot.index("</g>")]
+        points = line.count("L ") + 1
+        assert "<use" not in line and PLOT_POINTS // 3 <= points <= PLOT_POINTS
+        assert sum(len(s.points()) for s in history.by_bot.values()) <= 3 * PLOT_POINTS
+        assert len(every) == 3 * rounds  # the author's view: every published row
+        found[rounds] = len(text)
+    assert found[400] <= 1.1 * found[60], found
 
 
 def test_the_queue_page_says_so_when_the_ladder_process_dies_and_it_is_restarted(
