@@ -103,6 +103,7 @@ class Connection:
     def __init__(self, raw: Any, postgres: bool) -> None:
         self.raw = raw
         self.postgres = postgres
+        self.reading = False  # in a snapshot: one inside it is part of it
 
     @property
     def insertion_order(self) -> str:
@@ -167,12 +168,17 @@ class Connection:
     def snapshot(self) -> Iterator[None]:
         """Several reads that see the database as it was at the first: a writer committing
         meanwhile is seen by none of them (SQLite's WAL read transaction; PostgreSQL's
-        repeatable read)."""
+        repeatable read). A snapshot taken inside another is part of it."""
+        if self.reading:
+            yield
+            return
         begin = "BEGIN ISOLATION LEVEL REPEATABLE READ" if self.postgres else "BEGIN DEFERRED"
         self.execute(begin)
+        self.reading = True
         try:
             yield
         finally:
+            self.reading = False
             with contextlib.suppress(Error):
                 self.execute("COMMIT")
 

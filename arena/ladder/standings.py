@@ -79,7 +79,8 @@ def standings(cfg: LadderConfig, store: Store, public: bool = False) -> Standing
     """The table of the ladder ``cfg`` over what ``store`` holds; ``public``: over the matches
     whose duplicate set is complete only (what may be shown while the ladder is played)."""
     kept = Kept(cfg)
-    found = _kept(cfg, store, kept, public) if kept.usable(store) else None
+    with store.conn.snapshot():  # a set completed between two reads would count twice
+        found = _kept(cfg, store, kept, public) if kept.usable(store) else None
     return found if found is not None else batch(cfg, store, kept, public)
 
 
