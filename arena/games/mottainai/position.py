@@ -70,6 +70,12 @@ class Mark:
             for pl in self.players
         ]
 
+    @cached_property
+    def deck_at(self) -> dict[int, int]:
+        """Where each card lies in the deck, counted from the top: a ``turn_start`` names only
+        the few cards revealed since, instead of testing every card of the deck."""
+        return {uid: i for i, uid in enumerate(reversed(self.deck))}
+
 
 def copy_player(pl: Player) -> Player:
     return Player(
@@ -169,7 +175,11 @@ def seen_by(
         )
         entry["task_face_down"] = pl.task_down
         seats.append(entry)
-    deck = [names[u % size] if u in shown else None for u in reversed(mark.deck)]
+    deck: list[str | None] = [None] * len(mark.deck)
+    deck_at = mark.deck_at
+    for uid in revealed:
+        if (i := deck_at.get(uid)) is not None:
+            deck[i] = names[uid % size]
     if mark.top_known and mark.deck:
         deck[0] = _name(mark.deck[-1])
     body = _head(mark)  # only what the seat is shown: not the whole deck named, nor the box
