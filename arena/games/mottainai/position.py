@@ -11,7 +11,7 @@ whatever the length of the game.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any
 
@@ -60,6 +60,11 @@ class Mark:
     doll_card: int | None
     top_known: bool
     rng: dict[str, Any]  # rng_state's JSON form
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickles (snapshots) hold the checkpoint alone, not the names cached from it, so they
+        are the same whether or not a view was built first."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @cached_property
     def face_up(self) -> list[dict[str, tuple[str, ...]]]:

@@ -280,3 +280,14 @@ def test_turn_start_is_the_callers_to_change() -> None:
         compared += 1
         state.act(seat, rng.randrange(len(pending[0].options)))
     assert compared == 200
+
+
+def test_snapshot_holds_no_cached_names() -> None:
+    """Building a view names the checkpoint's cards once (cached on it); a snapshot taken after
+    is byte for byte the one taken before, and restores to the same view."""
+    state = GAME.new(2, 5, {})
+    _play(state, _answers(2, 5, {})[:40])
+    before = state.snapshot()
+    view = state.view(state.pending()[0].seat)
+    assert state.snapshot() == before
+    assert GAME.restore(before).view(state.pending()[0].seat) == view
