@@ -11,7 +11,8 @@ whatever the length of the game.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from functools import cached_property
 from typing import Any
 
 from ..base import PositionError
@@ -21,7 +22,8 @@ from .model import Player
 
 ENTRIES = ("morning", "noon", "night")
 ZONES = ("hand", "waiting", "helpers", "bench", "sales", "gallery", "gift_shop")
-_ATTR = {zone: "shop" if zone == "gift_shop" else zone for zone in ZONES}
+FACE_UP = (*ZONES[2:], "waiting_known")  # every seat's zones that every seat sees
+_ATTR = {zone: "shop" if zone == "gift_shop" else zone for zone in (*ZONES, "waiting_known")}
 SEAT_KEYS = (*ZONES, "waiting_known", "task", "task_face_down")
 TOP_KEYS = (
     "entry",
@@ -59,6 +61,26 @@ class Mark:
     top_known: bool
     rng: dict[str, Any]  # rng_state's JSON form
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickles (snapshots) hold the checkpoint alone, not the names cached from it, so they
+        are the same whether or not a view was built first."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @cached_property
+    def face_up(self) -> list[dict[str, tuple[str, ...]]]:
+        """Per seat, the names in its face-up zones: what every ``turn_start`` of this turn
+        shows. A checkpoint never changes (the next one is a new Mark), so they are named once."""
+        return [
+            {zone: tuple(_names(getattr(pl, _ATTR[zone]))) for zone in FACE_UP}
+            for pl in self.players
+        ]
+
+    @cached_property
+    def deck_at(self) -> dict[int, int]:
+        """Where each card lies in the deck, counted from the top: a ``turn_start`` names only
+        the few cards revealed since, instead of testing every card of the deck."""
+        return {uid: i for i, uid in enumerate(reversed(self.deck))}
+
 
 def copy_player(pl: Player) -> Player:
     return Player(
@@ -75,12 +97,16 @@ def copy_player(pl: Player) -> Player:
     )
 
 
+_NAMES = tuple(d.name for d in C.DEFS)  # by uid modulo the deck size
+
+
 def _name(uid: int) -> str:
-    return C.DEFS[uid % C.DECK_SIZE].name
+    return _NAMES[uid % C.DECK_SIZE]
 
 
 def _names(uids: list[int]) -> list[str]:
-    return [_name(u) for u in uids]
+    names, size = _NAMES, C.DECK_SIZE
+    return [names[u % size] for u in uids]
 
 
 def _kite_rows(mark: Mark) -> list[dict[str, Any]]:
@@ -92,15 +118,8 @@ def _kite_rows(mark: Mark) -> list[dict[str, Any]]:
     return rows
 
 
-def write(mark: Mark, answers: list[int]) -> dict[str, Any]:
-    """The body of a full position (everything but the envelope)."""
-    seats = []
-    for pl in mark.players:
-        entry: dict[str, Any] = {zone: _names(getattr(pl, _ATTR[zone])) for zone in ZONES}
-        entry["waiting_known"] = _names(pl.waiting_known)
-        entry["task"] = None if pl.task is None else _name(pl.task)
-        entry["task_face_down"] = pl.task_down
-        seats.append(entry)
+def _head(mark: Mark) -> dict[str, Any]:
+    """The turn's fields a position body and a seat's ``turn_start`` both begin with."""
     me = mark.players[mark.current]
     return {
         "entry": mark.entry,
@@ -111,13 +130,28 @@ def write(mark: Mark, answers: list[int]) -> dict[str, Any]:
         "doll_task": mark.doll_card is not None and mark.doll_card == me.task,
         "kite": _kite_rows(mark),
         "deck_top_known": mark.top_known,
-        "seats": seats,
-        "floor": _names(mark.floor),
-        "deck": _names(mark.deck[::-1]),
-        "box": _names(mark.box),
-        "rng": dict(mark.rng),
-        "answers": list(answers),
     }
+
+
+def write(mark: Mark, answers: list[int]) -> dict[str, Any]:
+    """The body of a full position (everything but the envelope)."""
+    seats = []
+    for pl in mark.players:
+        entry: dict[str, Any] = {zone: _names(getattr(pl, _ATTR[zone])) for zone in ZONES}
+        entry["waiting_known"] = _names(pl.waiting_known)
+        entry["task"] = None if pl.task is None else _name(pl.task)
+        entry["task_face_down"] = pl.task_down
+        seats.append(entry)
+    body = _head(mark)
+    body.update(
+        seats=seats,
+        floor=_names(mark.floor),
+        deck=_names(mark.deck[::-1]),
+        box=_names(mark.box),
+        rng=dict(mark.rng),
+        answers=list(answers),
+    )
+    return body
 
 
 def seen_by(
@@ -130,27 +164,37 @@ def seen_by(
     since; the view carries this so that a search bot can rebuild the checkpoint (:mod:`.sample`).
     """
     shown = set(revealed)
+    names, size = _NAMES, C.DECK_SIZE
 
     def known(uid: int) -> str | None:
-        return _name(uid) if uid in shown else None
+        return names[uid % size] if uid in shown else None
 
     seats = []
-    for q, pl in enumerate(mark.players):
-        entry: dict[str, Any] = {zone: _names(getattr(pl, _ATTR[zone])) for zone in ZONES[2:]}
+    for q, (pl, face_up) in enumerate(zip(mark.players, mark.face_up, strict=True)):
+        entry: dict[str, Any] = {zone: list(face_up[zone]) for zone in ZONES[2:]}
         entry["hand"] = _names(pl.hand) if q == seat else [None] * len(pl.hand)
         entry["waiting"] = [_name(u) if u in pl.waiting_known else known(u) for u in pl.waiting]
-        entry["waiting_known"] = _names(pl.waiting_known)
+        entry["waiting_known"] = list(face_up["waiting_known"])
         entry["task"] = (
             None if pl.task is None else known(pl.task) if pl.task_down else _name(pl.task)
         )
         entry["task_face_down"] = pl.task_down
         seats.append(entry)
-    deck = [known(u) for u in mark.deck[::-1]]
+    deck: list[str | None] = [None] * len(mark.deck)
+    deck_at = mark.deck_at
+    for uid in revealed:
+        if (i := deck_at.get(uid)) is not None:
+            deck[i] = names[uid % size]
     if mark.top_known and mark.deck:
         deck[0] = _name(mark.deck[-1])
-    body = write(mark, answers)
-    body.update(seats=seats, deck=deck, jars=[list(j) for j in jars])
-    del body["rng"], body["box"]
+    body = _head(mark)  # only what the seat is shown: not the whole deck named, nor the box
+    body.update(
+        seats=seats,
+        floor=_names(mark.floor),
+        deck=deck,
+        answers=list(answers),
+        jars=[list(j) for j in jars],
+    )
     return body
 
 

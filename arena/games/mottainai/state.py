@@ -211,7 +211,10 @@ class MottainaiState(State):
         return C.CARD_INFO[uid % N_DEFS]
 
     def cards(self, uids: list[int]) -> list[dict[str, Any]]:
-        return [self.card(u) for u in uids]
+        if self.kite:
+            return [self.card(u) for u in uids]
+        info = C.CARD_INFO  # no Kite copy this turn: every card reads as printed
+        return [info[u % N_DEFS] for u in uids]
 
     def opt(self, uid: int, **extra: Any) -> dict[str, Any]:
         """A decision option naming one card (plus context fields)."""

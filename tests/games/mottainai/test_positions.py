@@ -248,3 +248,46 @@ def test_determinize_needs_the_current_players_view() -> None:
     with pytest.raises(PositionError) as caught:
         GAME.determinize(2, {}, other, state.view(other), [], random.Random(0))
     assert caught.value.where == "view.turn_start"
+
+
+def _scribble(value: Any) -> None:
+    """Change every list and map inside a view's ``turn_start`` in place, as a careless caller
+    (a search bot sampling into it) might."""
+    if isinstance(value, list):
+        for item in value:
+            _scribble(item)
+        value.append("scribbled")
+    elif isinstance(value, dict):
+        for item in value.values():
+            _scribble(item)
+        value["scribbled"] = True
+
+
+def test_turn_start_is_the_callers_to_change() -> None:
+    """A checkpoint names its face-up zones and deck places once per turn (cached on the Mark);
+    every ``turn_start`` gets its own lists, so changing one changes neither the next one nor
+    what a state loaded from the position (with nothing cached) shows."""
+    state = GAME.new(3, 8, {})
+    rng = random.Random(8)
+    compared = 0
+    while (pending := state.pending()) and compared < 200:
+        seat = pending[0].seat
+        before = json.dumps(state.view(seat)["turn_start"])
+        _scribble(state.view(seat)["turn_start"])
+        assert json.dumps(state.view(seat)["turn_start"]) == before
+        loaded = GAME.load(json.loads(json.dumps(state.position())))
+        assert json.dumps(loaded.view(seat)["turn_start"]) == before
+        compared += 1
+        state.act(seat, rng.randrange(len(pending[0].options)))
+    assert compared == 200
+
+
+def test_snapshot_holds_no_cached_names() -> None:
+    """Building a view names the checkpoint's cards once (cached on it); a snapshot taken after
+    is byte for byte the one taken before, and restores to the same view."""
+    state = GAME.new(2, 5, {})
+    _play(state, _answers(2, 5, {})[:40])
+    before = state.snapshot()
+    view = state.view(state.pending()[0].seat)
+    assert state.snapshot() == before
+    assert GAME.restore(before).view(state.pending()[0].seat) == view
