@@ -7,7 +7,6 @@ decision is needed, and implements the :class:`~arena.games.base.State` contract
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from ..base import Decision, EventLog, IllegalChoice, Outcome, State
@@ -54,19 +53,6 @@ class Seat:
         other.round_vp = self.round_vp.copy()
         other.round_hand = self.round_hand.copy()
         return other
-
-
-@lru_cache(maxsize=4096)
-def _base_reputation(geisha: int, ads: tuple[int, ...]) -> tuple[int, int, int]:
-    """Geisha base + advertisers. Every view asks for every seat's, and a seat's advertisers
-    rarely change: memoised on exactly what it depends on, so no change can leave it stale."""
-    rep = list(GEISHAS[geisha].reputation)
-    for card in ads:
-        adv = CARDS[card].advertisement
-        rep[0] += adv[0]
-        rep[1] += adv[1]
-        rep[2] += adv[2]
-    return rep[0], rep[1], rep[2]
 
 
 class MaiStarState(State):
@@ -189,7 +175,12 @@ class MaiStarState(State):
     def reputation(self, seat: int) -> list[int]:
         """Geisha base + advertisers + Akenohoshi's bonus while it lasts (RULES.md section 4)."""
         st = self.seats[seat]
-        rep = list(_base_reputation(st.geisha, tuple(st.ads)))
+        rep = list(GEISHAS[st.geisha].reputation)
+        for card in st.ads:
+            adv = CARDS[card].advertisement
+            rep[0] += adv[0]
+            rep[1] += adv[1]
+            rep[2] += adv[2]
         if self.boost >= 0 and seat == self.active:
             rep[self.boost] += AKENOHOSHI_BOOST
         return rep
