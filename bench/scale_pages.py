@@ -339,6 +339,7 @@ def main() -> None:
                     folder = Path(tmp) / f"{backend}-{size}"
                     pid = postgres.proc.pid if postgres and postgres.proc else None
                     results.append(pages_measure(folder, size, backend, database, pid))
+                    results.sort(key=lambda r: (r["backend"], r["size"]))
                     pages_save(results)
     finally:
         if postgres is not None:
