@@ -3,27 +3,32 @@ playing (issue 28). The pages part of the scale benchmark (``bench/scale.py`` ti
 reads and the report over the same kind of stores).
 
 For each size (1k, 10k, 100k stored matches) and backend (a SQLite file; a throwaway
-PostgreSQL server with normal durability): a competition of the house bots whose store is
-filled through the real ladder loop and ``Store.record_match`` (one real round of real bots,
-so there are replays to view, then made-up results, ``SyntheticExecutor``), rated as the
-following ladder rates it (what its first run does before it plays: timed apart), and served by
-a real ``arena serve`` process as a following ladder that goes on playing real matches with
-real bots.
+PostgreSQL server without fsync, ``durable=False``: the pages' reads are what is timed, and the
+runner's matches/s there is an upper bound for a durable server): a competition of the house
+bots whose store is filled through the real ladder loop and ``Store.record_match`` (one real
+round of real bots, so there are replays to view, then made-up results, ``SyntheticExecutor``),
+rated as the following ladder rates it (what its first run does before it plays: timed apart),
+and served by a real ``arena serve`` process as a following ladder that goes on playing real
+matches with real bots.
 Once the server has its first standings (how long that took is shown), for ``WINDOW_S``
 each: nobody asking (the runner's matches/s with no clients, its floor here), and each page in
 turn under a bounded load (``CLIENTS`` clients on loopback, each asking again as soon as
 answered, gzip accepted as browsers do): requests/s, p50, p99, bytes per answer, failures (no
-answer within ``TIMEOUT_S``), and the runner's matches/s meanwhile.
+answer within ``TIMEOUT_S``), and the runner's matches/s meanwhile; with the CPU seconds the
+server (its process and the children it reaped) and PostgreSQL spent in the window, and the
+machine's load average (1 min) at its end, since the machine is shared.
 Goal: every page's p99 under 200 ms at 100k matches with the ladder playing.
 
     .venv/bin/python bench/scale_pages.py [--sizes 1000,10000] [--backends sqlite,postgresql]
 
-Prints a table and saves bench/results/scale_pages.json.
+Prints a table and saves bench/results/scale_pages.json, keeping the figures of the backends
+and sizes not measured in this run.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import math
@@ -37,10 +42,10 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import psutil
 from tabulate import tabulate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,10 +103,10 @@ def pages_rerate(path: Path) -> float:
     return time.monotonic() - started
 
 
-@contextmanager
-def pages_server(path: Path, log: Path) -> Iterator[str]:
-    """A real ``arena serve`` of ``path`` (its ladder playing); its URL. Stopped by SIGTERM
-    at the end (how long that takes is part of the figures)."""
+@contextlib.contextmanager
+def pages_server(path: Path, log: Path) -> Iterator[tuple[str, int]]:
+    """A real ``arena serve`` of ``path`` (its ladder playing); its URL and process id.
+    Stopped by SIGTERM at the end (how long that takes is part of the figures)."""
     port = free_port()
     with log.open("w") as out:
         argv = [ARENA, "serve", str(path), "--port", str(port)]
@@ -111,7 +116,7 @@ def pages_server(path: Path, log: Path) -> Iterator[str]:
     url = f"http://127.0.0.1:{port}"
     try:
         until(lambda: _status(url, "/api/changes") == 200, timeout=600, what="the server")
-        yield url
+        yield url, proc.pid
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
@@ -119,6 +124,22 @@ def pages_server(path: Path, log: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """CPU seconds of process ``pid`` and its live descendants, with the children it reaped
+    (0 without a process)."""
+    if pid is None:
+        return 0.0
+    try:
+        root = psutil.Process(pid)
+        total = sum(root.cpu_times()[2:4])  # children_user, children_system
+        for p in [root, *root.children(recursive=True)]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                total += sum(p.cpu_times()[:2])
+        return total
+    except psutil.NoSuchProcess:
+        return 0.0
 
 
 def _status(url: str, page: str) -> int:
@@ -206,8 +227,11 @@ def pages_load(url: str, page: str, window_s: float = WINDOW_S) -> dict[str, Any
     }
 
 
-def pages_measure(folder: Path, size: int, backend: str, database: str | None) -> dict[str, Any]:
-    """Every figure of one store size on one backend."""
+def pages_measure(
+    folder: Path, size: int, backend: str, database: str | None, postgres: int | None = None
+) -> dict[str, Any]:
+    """Every figure of one store size on one backend (``postgres``: its server's process id,
+    whose CPU seconds are counted with the server's)."""
     started = time.monotonic()
     path = pages_fill(folder, size, database)
     filled_s = time.monotonic() - started
@@ -215,27 +239,40 @@ def pages_measure(folder: Path, size: int, backend: str, database: str | None) -
     match = _replayed(path)
     out: dict[str, Any] = {"size": size, "backend": backend, "fill_s": filled_s,
                            "rerate_s": rerate_s, "pages": {}}  # fmt: skip
-    with pages_server(path, folder / "serve.log") as url:
+    with pages_server(path, folder / "serve.log") as (url, pid):
         t0 = time.monotonic()  # the standings' first computation (the server starts it)
         # the standings page: answered from the standings computed before while they are
         # computed again (``/api/standings`` waits for them as the database holds them now)
         until(lambda: _status(url, "/") == 200, timeout=1800, what="standings")
         out["first_standings_s"] = time.monotonic() - t0
         before, t0 = _stored(path), time.monotonic()
+        cpu = cpu_seconds(pid), cpu_seconds(postgres)
         time.sleep(WINDOW_S)
         out["idle_matches_per_s"] = (_stored(path) - before) / (time.monotonic() - t0)
+        out["idle"] = _spent(pid, postgres, cpu)
         for page in PAGES:
             if "{match}" in page and match is None:
                 continue
             shown = page.format(match=match)
             before, t0 = _stored(path), time.monotonic()
+            cpu = cpu_seconds(pid), cpu_seconds(postgres)
             figures = pages_load(url, shown)
             figures["matches_per_s"] = (_stored(path) - before) / (time.monotonic() - t0)
+            figures.update(_spent(pid, postgres, cpu))
             out["pages"][page] = figures
             print(f"  {backend} {size}: {page} {figures}", flush=True)
         stop = time.monotonic()
     out["sigterm_s"] = time.monotonic() - stop
     return out
+
+
+def _spent(pid: int, postgres: int | None, before: tuple[float, float]) -> dict[str, float]:
+    """The CPU seconds the server and PostgreSQL spent since ``before``, and the load now."""
+    return {
+        "server_cpu_s": round(cpu_seconds(pid) - before[0], 2),
+        "postgres_cpu_s": round(cpu_seconds(postgres) - before[1], 2),
+        "load": round(os.getloadavg()[0], 2),
+    }
 
 
 def pages_table(results: list[dict[str, Any]]) -> str:
@@ -244,15 +281,29 @@ def pages_table(results: list[dict[str, Any]]) -> str:
         first = (f"first standings {r['first_standings_s']:.0f} s, SIGTERM "
                  f"{r['sigterm_s']:.0f} s")  # fmt: skip
         rows.append([r["backend"], r["size"], "(no clients)", "", "", "", "", first,
-                     f"{r['idle_matches_per_s']:.2f}"])  # fmt: skip
+                     f"{r['idle_matches_per_s']:.2f}", _cpu(r.get("idle", {}))])  # fmt: skip
         for page, f in r["pages"].items():
             goal = "ok" if f["p99_ms"] < GOAL_P99_MS and not f["failures"] else "MISSED"
             rows.append([r["backend"], r["size"], page, f"{f['requests_per_s']:.1f}",
                          f"{f['p50_ms']:.0f}", f"{f['p99_ms']:.0f}", f["bytes"],
-                         f"{f['failures']} {goal}", f"{f['matches_per_s']:.2f}"])  # fmt: skip
+                         f"{f['failures']} {goal}", f"{f['matches_per_s']:.2f}",
+                         _cpu(f)])  # fmt: skip
     headers = ["backend", "matches", "page", "req/s", "p50 ms", "p99 ms", "bytes",
-               f"failures, p99<{GOAL_P99_MS:.0f}ms", "runner matches/s"]  # fmt: skip
+               f"failures, p99<{GOAL_P99_MS:.0f}ms", "runner matches/s",
+               "CPU s server+pg, load"]  # fmt: skip
     return tabulate(rows, headers=headers)
+
+
+def _cpu(figures: dict[str, Any]) -> str:
+    """A window's CPU seconds and load ("" for figures saved before they were kept)."""
+    if "load" not in figures:
+        return ""
+    return f"{figures['server_cpu_s']:.1f}+{figures['postgres_cpu_s']:.1f}, {figures['load']:.1f}"
+
+
+def pages_saved() -> list[dict[str, Any]]:
+    """The figures already in bench/results/scale_pages.json."""
+    return json.loads(RESULTS.read_text())["measured"] if RESULTS.exists() else []
 
 
 def pages_save(results: list[dict[str, Any]]) -> None:
@@ -262,6 +313,7 @@ def pages_save(results: list[dict[str, Any]]) -> None:
         "window_s": WINDOW_S,
         "goal_p99_ms": GOAL_P99_MS,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "postgresql": "a throwaway server without fsync (the pages' reads are timed)",
         "measured": results,
     }
     RESULTS.write_text(json.dumps(saved, indent=1) + "\n")
@@ -274,8 +326,9 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     backends = args.backends.split(",")
-    results = []
-    postgres = PostgresServer(durable=True).start() if "postgresql" in backends else None
+    measured = {(b, s) for b in backends for s in sizes}
+    results = [r for r in pages_saved() if (r["backend"], r["size"]) not in measured]
+    postgres = PostgresServer(durable=False).start() if "postgresql" in backends else None
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for backend in backends:
@@ -284,7 +337,9 @@ def main() -> None:
                         postgres.database("scale") if postgres and backend != "sqlite" else None
                     )
                     folder = Path(tmp) / f"{backend}-{size}"
-                    results.append(pages_measure(folder, size, backend, database))
+                    pid = postgres.proc.pid if postgres and postgres.proc else None
+                    results.append(pages_measure(folder, size, backend, database, pid))
+                    results.sort(key=lambda r: (r["backend"], r["size"]))
                     pages_save(results)
     finally:
         if postgres is not None:

@@ -129,7 +129,9 @@ class Connection:
 
     def schema(self, ddl: str, ordered: Sequence[str] = ()) -> None:
         """Create what ``ddl`` (SQLite's dialect, ``IF NOT EXISTS``) declares; the ``ordered``
-        tables also get insertion order on PostgreSQL, which has no ``rowid``."""
+        tables also get insertion order on PostgreSQL, which has no ``rowid``: a ``seq``
+        column and its index, so the newest rows (a page of matches, those stored since a
+        mark) are read from the index's end rather than by sorting the whole table."""
         with _errors():
             if not self.postgres:
                 self.raw.executescript(ddl)
@@ -137,6 +139,7 @@ class Connection:
             self.raw.execute(_pg_types(ddl))
             for table in ordered:
                 self.raw.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS seq BIGSERIAL")
+                self.raw.execute(f"CREATE INDEX IF NOT EXISTS {table}_seq ON {table} (seq)")
 
     def columns(self, table: str) -> set[str]:
         """The columns ``table`` has now (empty when it does not exist)."""

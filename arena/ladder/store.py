@@ -265,6 +265,8 @@ class Store:
                 conn.execute("PRAGMA foreign_keys=ON")
             store = cls(conn, location, lock)
             conn.schema(SCHEMA, ordered=("matches",))
+            if conn.postgres:  # ids_starting's range in byte order, whatever the collation
+                conn.execute(f"CREATE INDEX IF NOT EXISTS matches_id_bytes ON matches ({ID_BYTES})")
             with store.transaction():
                 for key, value in (("schema", SCHEMA_VERSION), ("game", game), ("changes", "0")):
                     conn.execute(
@@ -667,7 +669,7 @@ class Store:
     def ids_starting(self, prefix: str, most: int = 2) -> list[str]:
         """Up to ``most`` match ids that start with ``prefix`` (ids are ASCII below DEL): a range
         of the key's index in byte order, not a scan."""
-        key = 'id COLLATE "C"' if self.conn.postgres else "id"
+        key = ID_BYTES if self.conn.postgres else "id"
         query = f"SELECT id FROM matches WHERE {key} >= ? AND {key} < ? ORDER BY {key} LIMIT ?"
         rows = self.conn.execute(query, (prefix, prefix + "\x7f", most))
         return [r[0] for r in rows if r[0].startswith(prefix)]
@@ -829,6 +831,7 @@ def _records(
 
 # A match is published once its set has as many rotations stored as it has seats (one result
 # row per seat): ``arena/ladder/published.py``'s predicate, in SQL over two indexed counts.
+ID_BYTES = 'id COLLATE "C"'  # PostgreSQL: match ids in byte order (indexed as such)
 _PUBLISHED = (
     "(SELECT COUNT(*) FROM matches s WHERE s.set_id = m.set_id) >= "
     "(SELECT COUNT(*) FROM results c WHERE c.match_id = m.id)"

@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from arena.ladder import run as ladder
 from arena.ladder.config import load_ladder
 from arena.ladder.store import NoDatabase, Store
@@ -174,3 +176,37 @@ def test_forget_and_rerate_on_postgres(postgres_url: str, tmp_path: Path) -> Non
     out = arena("ladder", "run", str(path), "--quiet")  # r3 plays its tables again
     assert out.returncode == 0, out.stderr
     assert len(_stored(postgres_url)) == SCHEDULED
+
+
+def test_the_newest_matches_and_short_ids_are_read_from_indexes_on_postgres(
+    postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pages' newest-first reads (a page of matches, a bot's page, the matches stored after
+    a mark) need neither a scan nor a sort of every match: PostgreSQL has no ``rowid``, so the
+    insertion order's ``seq`` is indexed; and a short id is a range of an index in byte order
+    whatever the database's collation. (Planned with scans and sorts discouraged: for a table
+    this small the planner would rightly take them.)"""
+    cfg = load_ladder(_on(postgres_url, tmp_path), check_bots=False)
+    ladder.run_ladder(cfg, SyntheticExecutor())
+    store = Store.read(postgres_url, "happy_mochi")
+    real = store.conn.execute
+    asked: list[tuple[str, Any]] = []
+    monkeypatch.setattr(store.conn, "execute", lambda sql, args=(): asked.append((sql, args)) or [])
+    try:
+        store.published_matches(5)
+        store.published_matches(5, 5, ["r1"])
+        store.seats_stored_after(SCHEDULED - 3)
+        store.ids_starting("abcdef")
+        monkeypatch.undo()
+        assert len(asked) == 4
+        real("SET enable_seqscan = off")
+        real("SET enable_sort = off")
+        for sql, args in asked:
+            plan = "\n".join(r[0] for r in real(f"EXPLAIN {sql}", args))
+            whole = [line for line in plan.splitlines() if "Sort  (" in line]
+            # a match's few seats may be put in order; the matches come in the index's order
+            assert all("Incremental Sort" in line for line in whole), plan
+            assert "Seq Scan" not in plan, plan
+            assert ("matches_id_bytes" if "COLLATE" in sql else "matches_seq") in plan, plan
+    finally:
+        store.close()
