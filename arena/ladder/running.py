@@ -147,9 +147,8 @@ class Kept:
     def stored(self, store: Store, position: int, match_id: str, set_id: str, rated: int) -> None:
         """``match_id`` (of set ``set_id``) was just inserted at ``position``, inside its
         transaction, and the ratings' prefix now ends before ``rated``: it waits in
-        ``pending``, and the sets it lets through are added (:meth:`release`)."""
-        if not self.fresh(store):
-            return
+        ``pending``, and the sets it lets through are added (:meth:`release`). The caller
+        checked that the tally kept is this one (:meth:`fresh`)."""
         store.conn.execute("INSERT INTO pending VALUES (?, ?, ?)", (match_id, set_id, position))
         self.release(store, rated)
 
@@ -199,9 +198,8 @@ class Kept:
         self.save(store, tally, bots)
         store.conn.executemany("INSERT INTO set_values VALUES (?, ?, ?)", values)
         store.conn.executemany("INSERT INTO set_order VALUES (?, ?)", order)
-        store.set_meta(SETS_DONE, str(done))
         version = uuid.uuid4().hex
-        store.set_meta(VERSION, version)
+        store.set_metas({SETS_DONE: str(done), VERSION: version})
         self.held = Held(version, tally, done)
 
     def _held(self, store: Store) -> tuple[Tally, int]:

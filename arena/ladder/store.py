@@ -691,10 +691,21 @@ class Store:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
+    def metas(self, *keys: str) -> list[str | None]:
+        """The values of ``keys`` (None for one not there), in one statement."""
+        marks = ", ".join("?" * len(keys))
+        rows = self.conn.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", keys)
+        found = {r[0]: r[1] for r in rows}
+        return [found.get(key) for key in keys]
+
     def set_meta(self, key: str, value: str) -> None:
-        self.conn.execute(
+        self.set_metas({key: value})
+
+    def set_metas(self, values: Mapping[str, str]) -> None:
+        """Set each key of ``values`` to its value, in one statement."""
+        self.conn.executemany(
             "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (key, value),
+            list(values.items()),
         )
 
     def add_meta(self, key: str, value: str) -> None:
@@ -757,9 +768,10 @@ class Store:
 
     def unqueue_ratings(self, positions: Sequence[int], rated_next: int) -> None:
         """The queued ``positions`` are rated; the next position to rate is ``rated_next``."""
-        self.conn.executemany(
-            "DELETE FROM rating_queue WHERE position = ?", [(p,) for p in positions]
-        )
+        if positions:
+            self.conn.executemany(
+                "DELETE FROM rating_queue WHERE position = ?", [(p,) for p in positions]
+            )
         self.set_meta(RATED_NEXT, str(rated_next))
 
     def save_ratings(
