@@ -134,8 +134,12 @@ class RatingStream:
         return rated_next
 
     def fold(self, store: Store, records: Iterable[MatchRecord]) -> None:
-        """Apply ``records`` (in schedule order) to the stored ratings."""
-        known = dict(store.rating_pairs())
+        """Apply ``records`` (in schedule order) to the stored ratings: those of their bots
+        (and of the versions they inherit from) are read, the only ones a step reads."""
+        records = list(records)
+        bots = {seat.bot for match in records for seat in match.seats}
+        inherited = {self.rater.inherit[bot] for bot in bots if bot in self.rater.inherit}
+        known = store.rating_pairs(bots | inherited)
         changed: Ratings = {}
         history: list[HistoryRow] = []
         for match in records:

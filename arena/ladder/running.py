@@ -41,7 +41,6 @@ import uuid
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from itertools import permutations
 from typing import TYPE_CHECKING
 
@@ -55,7 +54,7 @@ from arena.ladder.ratings import (
     complete_sets,
     set_values,
 )
-from arena.ladder.tally import PAIR_LEVEL, Tally, Totals
+from arena.ladder.tally import PAIR_LEVEL, Tally, Totals, exact
 
 if TYPE_CHECKING:
     from arena.ladder.config import LadderConfig
@@ -258,7 +257,7 @@ class Kept:
             args = tuple(names)
         conn = store.conn
         for r in conn.execute(f"SELECT * FROM running_totals{some}", args):
-            totals = Totals(r["games"], r["wins"], r["ranks"], Fraction(r["scores"]),
+            totals = Totals(r["games"], r["wins"], r["ranks"], exact(r["scores"]),
                             Counter(json.loads(r["faults"])))  # fmt: skip
             if r["kind"] == BOT:
                 tally.bots[r["name"]] = totals

@@ -715,9 +715,16 @@ class Store:
                 "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO NOTHING", (key, value)
             )
 
-    def rating_pairs(self) -> dict[str, Pair]:
-        """The stored ratings as ``(mu, sigma)``, by bot (the bots rated so far)."""
-        rows = self.conn.execute("SELECT bot, mu, sigma FROM ratings ORDER BY bot")
+    def rating_pairs(self, bots: Iterable[str] | None = None) -> dict[str, Pair]:
+        """The stored ratings as ``(mu, sigma)``, by bot (the bots rated so far; of ``bots``
+        only when given, by the table's key)."""
+        if bots is None:
+            rows = self.conn.execute("SELECT bot, mu, sigma FROM ratings ORDER BY bot")
+        else:
+            names = sorted(set(bots))
+            marks = ", ".join("?" * len(names)) or "NULL"
+            query = f"SELECT bot, mu, sigma FROM ratings WHERE bot IN ({marks}) ORDER BY bot"
+            rows = self.conn.execute(query, names)
         return {r["bot"]: (r["mu"], r["sigma"]) for r in rows}
 
     def rating_history(self, since: int = 0) -> list[HistoryRow]:

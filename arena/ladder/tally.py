@@ -59,14 +59,14 @@ class Totals:
     games: int = 0
     wins: int = 0
     ranks: int = 0
-    scores: Fraction = Fraction(0)  # exact: the mean is the correctly rounded sum over games
+    scores: int | Fraction = 0  # exact: the mean is the correctly rounded sum over games
     faults: Counter[str] = field(default_factory=Counter)
 
     def add(self, rank: int, score: float, status: str, first: bool) -> None:
         self.games += 1
         self.wins += first
         self.ranks += rank
-        self.scores += Fraction(score)
+        self.scores += exact(score)
         if status != OK:
             self.faults[status] += 1
 
@@ -77,6 +77,14 @@ class Totals:
     @property
     def mean_score(self) -> float | None:
         return float(self.scores) / self.games if self.games else None
+
+
+def exact(number: float | str) -> int | Fraction:
+    """``number`` (a score, or its saved text) exactly: an int while it is a whole number,
+    which sums far faster than a Fraction and prints the same."""
+    if isinstance(number, str):
+        return Fraction(number) if "/" in number else int(number)
+    return int(number) if float(number).is_integer() else Fraction(number)
 
 
 class Tally:
