@@ -147,9 +147,12 @@ class Kept:
         """``match_id`` (of set ``set_id``) was just inserted at ``position``, inside its
         transaction, and the ratings' prefix now ends before ``rated``: it waits in
         ``pending``, and the sets it lets through are added (:meth:`release`). The caller
-        checked that the tally kept is this one (:meth:`fresh`)."""
+        checked that the tally kept is this one (:meth:`fresh`). Stored behind a gap (the
+        prefix did not move, and nothing before it waits: every release leaves none) it lets
+        nothing through, so nothing is looked for."""
         store.conn.execute("INSERT INTO pending VALUES (?, ?, ?)", (match_id, set_id, position))
-        self.release(store, rated)
+        if position < rated:
+            self.release(store, rated)
 
     def release(self, store: Store, rated: int) -> None:
         """Add the complete sets waiting in ``pending`` whose matches all lie before position
