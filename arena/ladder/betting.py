@@ -31,6 +31,7 @@ the calibration tests and ``bench/stats.py`` run thousands of simulated ladders 
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -76,12 +77,26 @@ def ruled_out(y: np.ndarray, bets: np.ndarray, m: np.ndarray | float, alpha: flo
     return log_capital(y, bets, m).max(axis=-1) >= math.log(1 / alpha)
 
 
+@functools.cache
 def candidates(also: float | None = None) -> np.ndarray:
-    """The fixed grid of candidate means (the ends of [0, 1] excluded), with ``also`` on it."""
+    """The fixed grid of candidate means (the ends of [0, 1] excluded), with ``also`` on it:
+    built once per ``also`` and shared read-only, as a store keeps a sequence per bot and seat."""
     grid = np.linspace(0, 1, GRID)[1:-1]
     if also is not None and 0 < also < 1 and also not in grid:
         grid = np.sort(np.append(grid, also))
+    grid.flags.writeable = False
     return grid
+
+
+@functools.cache
+def _caps(also: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per candidate ``m`` of :func:`candidates`: the most a stake above it, and below it, may
+    be (``BET_CAP / m``, ``BET_CAP / (1 - m)``), shared read-only."""
+    m = candidates(also)
+    caps = BET_CAP / m, BET_CAP / (1 - m)
+    for cap in caps:
+        cap.flags.writeable = False
+    return caps
 
 
 class ConfidenceSequence:
@@ -95,6 +110,7 @@ class ConfidenceSequence:
     def __init__(self, alpha: float, also: float | None = None, state: np.ndarray | None = None):
         self.alpha = alpha
         self.grid = candidates(also)
+        self.up_cap, self.down_cap = _caps(also)
         size = len(self.grid)
         if state is None:
             state = np.concatenate([np.zeros(3), np.zeros(2 * size), np.full(size, -np.inf)])
@@ -117,9 +133,9 @@ class ConfidenceSequence:
         total += y
         spread += (y - (0.5 + total) / (t + 1)) ** 2
         self.head[:] = (t, total, spread)
-        m = self.grid
-        self.up += np.log1p(np.minimum(bet, BET_CAP / m) * (y - m))
-        self.down += np.log1p(-np.minimum(bet, BET_CAP / (1 - m)) * (y - m))
+        gap = y - self.grid
+        self.up += np.log1p(np.minimum(bet, self.up_cap) * gap)
+        self.down += np.log1p(-np.minimum(bet, self.down_cap) * gap)
         capital = np.logaddexp(self.up, self.down) - math.log(2)
         np.maximum(self.best, capital, out=self.best)
 

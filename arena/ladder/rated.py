@@ -85,21 +85,24 @@ class RatingStream:
         """``spec``'s match was just inserted (inside its transaction): rate it and what it
         unblocks, and keep its set's tally. Behind the rated prefix, or on a fold not this
         one, both are marked stale for :meth:`settle` to rebuild."""
-        if not self.fresh(store):
+        rating, running, rated_from = store.metas(RATING_KEY, RUNNING_KEY, RATED_NEXT)
+        if rating != self.key or running != self.kept.key:
             return
-        rated_next = int(store.meta(RATED_NEXT) or 0)
+        rated_next = int(rated_from or 0)
         position = rated_next + len(store.queue()) if self.append else spec.position
         if position < rated_next:
-            store.set_meta(RATING_KEY, "")
-            store.set_meta(RUNNING_KEY, "")
+            store.set_metas({RATING_KEY: "", RUNNING_KEY: ""})
             return
-        store.queue_rating(position, spec.match_id)
-        rated = self.drain(store, rated_next, everything=False)
+        if position > rated_next:  # behind a gap (the queue never holds rated_next): it waits
+            store.queue_rating(position, spec.match_id)
+            rated = rated_next
+        else:
+            rated = self.drain(store, rated_next, everything=False, arrived=spec.match_id)
         self.kept.stored(store, position, spec.match_id, spec.set_id, rated)
 
     def fresh(self, store: Store) -> bool:
         """Whether the stored fold and tally are this stream's."""
-        return store.meta(RATING_KEY) == self.key and self.kept.fresh(store)
+        return store.metas(RATING_KEY, RUNNING_KEY) == [self.key, self.kept.key]
 
     def settle(self, store: Store) -> None:
         """Nothing is in flight: rate every queued match, past any gap (a match given up)."""
@@ -107,27 +110,36 @@ class RatingStream:
             rated = self.drain(store, int(store.meta(RATED_NEXT) or 0), everything=True)
             self.kept.release(store, rated)
 
-    def drain(self, store: Store, rated_next: int, everything: bool) -> int:
+    def drain(
+        self, store: Store, rated_next: int, everything: bool, arrived: str | None = None
+    ) -> int:
         """Rate the queued matches from ``rated_next`` on in order: those with no gap before
         them, or (``everything``: nothing is in flight) all of them; where the rated prefix
-        ends now."""
-        queue = store.queue()
-        ready = []
-        for position, match_id in queue:
+        ends now. ``arrived``: the match just stored at ``rated_next``, rated first (never
+        queued: it would leave the queue in the same transaction)."""
+        ready = [] if arrived is None else [(rated_next, arrived)]
+        rated_next += len(ready)
+        queued = []
+        for position, match_id in store.queue():
             if position != rated_next and not everything:
                 break
             ready.append((position, match_id))
+            queued.append(position)
             rated_next = position + 1
         if not ready:
             return rated_next
         records = store.records_of({match_id: position for position, match_id in ready})
         self.fold(store, records)
-        store.unqueue_ratings([p for p, _ in ready], rated_next)
+        store.unqueue_ratings(queued, rated_next)
         return rated_next
 
     def fold(self, store: Store, records: Iterable[MatchRecord]) -> None:
-        """Apply ``records`` (in schedule order) to the stored ratings."""
-        known = dict(store.rating_pairs())
+        """Apply ``records`` (in schedule order) to the stored ratings: those of their bots
+        (and of the versions they inherit from) are read, the only ones a step reads."""
+        records = list(records)
+        bots = {seat.bot for match in records for seat in match.seats}
+        inherited = {self.rater.inherit[bot] for bot in bots if bot in self.rater.inherit}
+        known = store.rating_pairs(bots | inherited)
         changed: Ratings = {}
         history: list[HistoryRow] = []
         for match in records:

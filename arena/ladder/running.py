@@ -20,6 +20,11 @@ statistics are over complete sets): reads bounded by the sets in flight. Per com
 store also keeps each bot's relative score (``set_values``), from which ``compare`` reads one
 pair's sets.
 
+The writer keeps in memory the tally it last wrote (:class:`Held`), so adding a set reads
+no table back: every write of the tally stores a fresh ``meta.running_version`` in its
+transaction, and the writer adds to its copy only while that version is still the
+database's (another writer, or a rolled-back transaction, changed it: the copy is read again).
+
 ``meta.running_key`` names what the tally depends on (the ratings' key, the seats and the
 game's score range); a database kept under another key, or upgraded from schema 3, is rebuilt
 by its next writer (with the ratings: ``rated.py``) and read meanwhile by the batch. A set with
@@ -32,9 +37,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import uuid
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from fractions import Fraction
+from dataclasses import dataclass
+from itertools import permutations
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,7 +54,7 @@ from arena.ladder.ratings import (
     complete_sets,
     set_values,
 )
-from arena.ladder.tally import PAIR_LEVEL, Tally, Totals
+from arena.ladder.tally import PAIR_LEVEL, Tally, Totals, exact
 
 if TYPE_CHECKING:
     from arena.ladder.config import LadderConfig
@@ -58,6 +65,7 @@ OUT_OF_RANGE = "out_of_range"
 SETS_DONE = "sets_done"
 OUTSIDE = "outside"  # stored matches not in the schedule when the tally was rebuilt
 SCHEDULED = "scheduled"  # the schedule's length when the tally was rebuilt ('' if it has none)
+VERSION = "running_version"  # a fresh token with every write of the kept tally (Kept.add_sets)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS pending (
@@ -128,6 +136,7 @@ class Kept:
         self.key = running_key(cfg)
         self.score_range = cfg.rating.score_range
         self.seats = cfg.seats
+        self.held: Held | None = None  # the writer's copy of what it last wrote (add_sets)
 
     def fresh(self, store: Store) -> bool:
         return store.meta(RUNNING_KEY) == self.key
@@ -137,11 +146,13 @@ class Kept:
     def stored(self, store: Store, position: int, match_id: str, set_id: str, rated: int) -> None:
         """``match_id`` (of set ``set_id``) was just inserted at ``position``, inside its
         transaction, and the ratings' prefix now ends before ``rated``: it waits in
-        ``pending``, and the sets it lets through are added (:meth:`release`)."""
-        if not self.fresh(store):
-            return
+        ``pending``, and the sets it lets through are added (:meth:`release`). The caller
+        checked that the tally kept is this one (:meth:`fresh`). Stored behind a gap (the
+        prefix did not move, and nothing before it waits: every release leaves none) it lets
+        nothing through, so nothing is looked for."""
         store.conn.execute("INSERT INTO pending VALUES (?, ?, ?)", (match_id, set_id, position))
-        self.release(store, rated)
+        if position < rated:
+            self.release(store, rated)
 
     def release(self, store: Store, rated: int) -> None:
         """Add the complete sets waiting in ``pending`` whose matches all lie before position
@@ -171,8 +182,7 @@ class Kept:
     def add_sets(self, store: Store, groups: Sequence[Sequence[MatchRecord]]) -> None:
         """Count the complete sets ``groups`` and add them, in this order, to what is kept."""
         bots = sorted({s.bot for group in groups for m in group for s in m.seats})
-        tally = self._kept(store, bots)
-        done = int(store.meta(SETS_DONE) or 0)
+        tally, done = self._held(store)
         values: list[tuple[str, str, float]] = []
         order = []
         for group in groups:
@@ -187,15 +197,28 @@ class Kept:
             values += [(set_id, bot, v) for bot, v in tally.add_set(group).items()]
             done += 1
             order.append((set_id, done))
-        self.save(store, tally)
+        self.save(store, tally, bots)
         store.conn.executemany("INSERT INTO set_values VALUES (?, ?, ?)", values)
         store.conn.executemany("INSERT INTO set_order VALUES (?, ?)", order)
-        store.set_meta(SETS_DONE, str(done))
+        version = uuid.uuid4().hex
+        store.set_metas({SETS_DONE: str(done), VERSION: version})
+        self.held = Held(version, tally, done)
+
+    def _held(self, store: Store) -> tuple[Tally, int]:
+        """The whole kept tally and the sets it holds, for the writer to add to: its copy of
+        what it last wrote while the version it wrote is still the database's (no other
+        process wrote since, and that transaction was not rolled back), else read. The copy
+        is dropped as it is handed out: it stands for the database again only once saved."""
+        held, self.held = self.held, None
+        if held is not None and store.meta(VERSION) == held.version:
+            return held.tally, held.done
+        return self._kept(store), int(store.meta(SETS_DONE) or 0)
 
     def rebuild(self, store: Store, records: Sequence[MatchRecord], scheduled: int | None) -> None:
         """Keep the tally of ``records`` (every stored match of the schedule, all of them
         rated) from scratch, inside the caller's transaction: the complete sets in the order of
         their last match, the rest pending."""
+        self.held = None
         for table in TABLES:
             store.conn.execute(f"DELETE FROM {table}")
         for key in (OUT_OF_RANGE, SETS_DONE):
@@ -237,7 +260,7 @@ class Kept:
             args = tuple(names)
         conn = store.conn
         for r in conn.execute(f"SELECT * FROM running_totals{some}", args):
-            totals = Totals(r["games"], r["wins"], r["ranks"], Fraction(r["scores"]),
+            totals = Totals(r["games"], r["wins"], r["ranks"], exact(r["scores"]),
                             Counter(json.loads(r["faults"])))  # fmt: skip
             if r["kind"] == BOT:
                 tally.bots[r["name"]] = totals
@@ -258,9 +281,10 @@ class Kept:
                 tally.pairs[pair] = betting.OneSided(zero, PAIR_LEVEL, _unpack(r["state"]))
         return tally
 
-    def save(self, store: Store, tally: Tally) -> None:
-        """Write every entry of ``tally`` (those loaded and changed, or all of a rebuild)."""
-        totals = [(BOT, name, t) for name, t in tally.bots.items()]
+    def save(self, store: Store, tally: Tally, bots: Sequence[str]) -> None:
+        """Write the entries of ``tally`` that adding sets of ``bots`` (sorted) changes: theirs,
+        the pairs among them, and the seats'."""
+        totals = [(BOT, name, tally.bots[name]) for name in bots if name in tally.bots]
         totals += [(SEAT, str(index), t) for index, t in tally.seats.items()]
         store.conn.executemany(
             "INSERT INTO running_totals VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (kind, name) "
@@ -269,14 +293,14 @@ class Kept:
             [(kind, name, t.games, t.wins, t.ranks, str(t.scores),
               json.dumps(dict(sorted(t.faults.items())))) for kind, name, t in totals],
         )  # fmt: skip
-        sequences = [(BOT, name, r) for name, r in tally.relative.items()]
+        sequences = [(BOT, name, tally.relative[name]) for name in bots if name in tally.relative]
         sequences += [(SEAT, str(index), r) for index, r in tally.seat_relative.items()]
         store.conn.executemany(
             "INSERT INTO running_sequences VALUES (?, ?, ?, ?) ON CONFLICT (kind, name) "
             "DO UPDATE SET moments = excluded.moments, state = excluded.state",
             [(kind, name, *_texts(r)) for kind, name, r in sequences],
         )
-        pairs = sorted(set(tally.h2h) | set(tally.pairs))
+        pairs = [p for p in permutations(bots, 2) if p in tally.h2h or p in tally.pairs]
         store.conn.executemany(
             "INSERT INTO running_pairs VALUES (?, ?, ?, ?, ?) ON CONFLICT (a, b) DO UPDATE SET "
             "ahead = excluded.ahead, met = excluded.met, state = excluded.state",
@@ -322,6 +346,15 @@ class Kept:
     def usable(self, store: Store) -> bool:
         """Whether readers can read the tally kept (fresh, and every kept score in range)."""
         return self.fresh(store) and not store.meta(OUT_OF_RANGE)
+
+
+@dataclass(frozen=True)
+class Held:
+    """The tally a writer last wrote, the sets it holds, and the version it wrote with it."""
+
+    version: str
+    tally: Tally
+    done: int
 
 
 def _texts(running: stats.Running) -> tuple[str, str]:

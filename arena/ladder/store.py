@@ -693,10 +693,21 @@ class Store:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
+    def metas(self, *keys: str) -> list[str | None]:
+        """The values of ``keys`` (None for one not there), in one statement."""
+        marks = ", ".join("?" * len(keys))
+        rows = self.conn.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", keys)
+        found = {r[0]: r[1] for r in rows}
+        return [found.get(key) for key in keys]
+
     def set_meta(self, key: str, value: str) -> None:
-        self.conn.execute(
+        self.set_metas({key: value})
+
+    def set_metas(self, values: Mapping[str, str]) -> None:
+        """Set each key of ``values`` to its value, in one statement."""
+        self.conn.executemany(
             "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (key, value),
+            list(values.items()),
         )
 
     def add_meta(self, key: str, value: str) -> None:
@@ -706,9 +717,16 @@ class Store:
                 "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO NOTHING", (key, value)
             )
 
-    def rating_pairs(self) -> dict[str, Pair]:
-        """The stored ratings as ``(mu, sigma)``, by bot (the bots rated so far)."""
-        rows = self.conn.execute("SELECT bot, mu, sigma FROM ratings ORDER BY bot")
+    def rating_pairs(self, bots: Iterable[str] | None = None) -> dict[str, Pair]:
+        """The stored ratings as ``(mu, sigma)``, by bot (the bots rated so far; of ``bots``
+        only when given, by the table's key)."""
+        if bots is None:
+            rows = self.conn.execute("SELECT bot, mu, sigma FROM ratings ORDER BY bot")
+        else:
+            names = sorted(set(bots))
+            marks = ", ".join("?" * len(names)) or "NULL"
+            query = f"SELECT bot, mu, sigma FROM ratings WHERE bot IN ({marks}) ORDER BY bot"
+            rows = self.conn.execute(query, names)
         return {r["bot"]: (r["mu"], r["sigma"]) for r in rows}
 
     def rating_history(self, since: int = 0) -> list[HistoryRow]:
@@ -759,9 +777,10 @@ class Store:
 
     def unqueue_ratings(self, positions: Sequence[int], rated_next: int) -> None:
         """The queued ``positions`` are rated; the next position to rate is ``rated_next``."""
-        self.conn.executemany(
-            "DELETE FROM rating_queue WHERE position = ?", [(p,) for p in positions]
-        )
+        if positions:
+            self.conn.executemany(
+                "DELETE FROM rating_queue WHERE position = ?", [(p,) for p in positions]
+            )
         self.set_meta(RATED_NEXT, str(rated_next))
 
     def save_ratings(

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import permutations
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.ladder import betting, stats
 from arena.ladder.ratings import (
@@ -46,6 +46,8 @@ from arena.ladder.ratings import (
 )
 from arena.ladder.stats import Bounds, Estimate
 
+K = TypeVar("K", str, int)
+
 PAIR_LEVEL = stats.ALPHA / 2
 """The level the pairwise tests' stakes are tuned for (as a two-sided sequence's)."""
 
@@ -57,14 +59,14 @@ class Totals:
     games: int = 0
     wins: int = 0
     ranks: int = 0
-    scores: Fraction = Fraction(0)  # exact: the mean is the correctly rounded sum over games
+    scores: int | Fraction = 0  # exact: the mean is the correctly rounded sum over games
     faults: Counter[str] = field(default_factory=Counter)
 
     def add(self, rank: int, score: float, status: str, first: bool) -> None:
         self.games += 1
         self.wins += first
         self.ranks += rank
-        self.scores += Fraction(score)
+        self.scores += exact(score)
         if status != OK:
             self.faults[status] += 1
 
@@ -75,6 +77,14 @@ class Totals:
     @property
     def mean_score(self) -> float | None:
         return float(self.scores) / self.games if self.games else None
+
+
+def exact(number: float | str) -> int | Fraction:
+    """``number`` (a score, or its saved text) exactly: an int while it is a whole number,
+    which sums far faster than a Fraction and prints the same."""
+    if isinstance(number, str):
+        return Fraction(number) if "/" in number else int(number)
+    return int(number) if float(number).is_integer() else Fraction(number)
 
 
 class Tally:
@@ -107,14 +117,11 @@ class Tally:
         relative scores, by bot (OutOfRange for a value outside the bounds)."""
         values = set_values(group)
         for bot, value in values.items():
-            self.relative.setdefault(bot, stats.Running(self.bounds)).add(value)
+            _running(self.relative, bot, self.bounds).add(value)
         for index in range(len(group[0].seats)):
             value = relative_mean((match, index) for match in group)
-            self.seat_relative.setdefault(index, stats.Running(self.bounds)).add(value)
-        for a, b in permutations(values, 2):
-            lead = stats.signs([values[a] - values[b]])[0]
-            bettor = self.pairs.setdefault((a, b), stats.pair_capital(PAIR_LEVEL))
-            bettor.add(stats.SIGNS.to_scale(lead))
+            _running(self.seat_relative, index, self.bounds).add(value)
+        _bet_on_leads(self.pairs, values)
         return values
 
     def established(self, bots: Sequence[str], alpha: float = stats.ALPHA) -> set[tuple[str, str]]:
@@ -205,11 +212,28 @@ def established_orders(
     """:meth:`Tally.established` over the per-set relative scores ``per_set`` (in order)."""
     tally = Tally((0.0, 1.0), 2)
     for values in per_set.values():
-        for a, b in permutations(values, 2):
-            lead = stats.signs([values[a] - values[b]])[0]
-            bettor = tally.pairs.setdefault((a, b), stats.pair_capital(PAIR_LEVEL))
-            bettor.add(stats.SIGNS.to_scale(lead))
+        _bet_on_leads(tally.pairs, values)
     return tally.established(bots, alpha)
+
+
+def _running(sequences: dict[K, stats.Running], key: K, bounds: Bounds) -> stats.Running:
+    """``key``'s sequence, made on its first set (not for every set: it builds its grid)."""
+    running = sequences.get(key)
+    if running is None:
+        running = sequences[key] = stats.Running(bounds)
+    return running
+
+
+def _bet_on_leads(
+    pairs: dict[tuple[str, str], betting.OneSided], values: Mapping[str, float]
+) -> None:
+    """Each ordered pair's bettor takes the sign of its lead in one set (``values``: by bot)."""
+    for a, b in permutations(values, 2):
+        lead = stats.signs([values[a] - values[b]])[0]
+        bettor = pairs.get((a, b))
+        if bettor is None:
+            bettor = pairs[a, b] = stats.pair_capital(PAIR_LEVEL)
+        bettor.add(stats.SIGNS.to_scale(lead))
 
 
 def head_to_head(matches: Iterable[MatchRecord]) -> dict[tuple[str, str], tuple[int, int]]:

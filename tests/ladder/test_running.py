@@ -18,7 +18,7 @@ from arena.ladder import run as ladder
 from arena.ladder import standings as standings_module
 from arena.ladder.config import LadderConfig, load_ladder
 from arena.ladder.database import Location
-from arena.ladder.ratings import rate
+from arena.ladder.ratings import complete_sets, rate
 from arena.ladder.running import TABLES, Kept
 from arena.ladder.standings import Standings, batch, comparison_of, standings
 from arena.ladder.store import SCHEMA_VERSION, Store
@@ -157,6 +157,43 @@ def test_a_database_made_by_the_previous_version_is_filled_once_by_its_next_writ
     kept = _check(cfg, monkeypatch)
     assert len(kept["tables"]["set_order"]) == 4 and not kept["tables"]["pending"]
     assert show_json(path)["bots"] == before["bots"]
+
+
+def test_a_writer_reads_the_tally_again_after_another_writer_or_a_rollback(
+    database: Location, tmp_path: Path
+) -> None:
+    """The writer keeps the tally it wrote in memory between sets (``Kept.held``); a set added
+    by another writer (its own ``Kept``, as another process), or a transaction rolled back
+    after the writer added sets, changes what the database holds under it: the tables still
+    end equal to the batch's, as the writer reads them again instead of adding to its copy."""
+    cfg = ladder_at(tmp_path, database, bots=4, seats=2, rounds=2)
+    ladder.run_ladder(cfg, SyntheticExecutor())
+    store = Store.create(cfg.database, cfg.game.id)
+    try:
+        _, stored = ladder.records(cfg, store)
+        groups = sorted(complete_sets(stored), key=lambda g: g[-1].position)
+        assert len(groups) == 12
+        mine, other = Kept(cfg), Kept(cfg)
+        with store.transaction():
+            mine.rebuild(store, stored, None)
+        batch_tables = _tables(store)
+        with store.transaction():
+            mine.rebuild(store, [], None)
+        for writer, chunk in ((mine, groups[:3]), (other, groups[3:6]), (mine, groups[6:9])):
+            with store.transaction():
+                writer.add_sets(store, chunk)
+        with pytest.raises(RuntimeError), store.transaction():
+            mine.add_sets(store, groups[9:])
+            raise RuntimeError("the match's transaction failed after its set was added")
+        with store.transaction():
+            mine.add_sets(store, groups[9:])
+        assert _tables(store) == batch_tables
+    finally:
+        store.close()
+
+
+def _tables(store: Store) -> dict[str, list[tuple[Any, ...]]]:
+    return {t: sorted(tuple(r) for r in store.conn.execute(f"SELECT * FROM {t}")) for t in TABLES}
 
 
 def test_listings_read_only_the_columns_they_show(tmp_path: Path) -> None:
