@@ -158,6 +158,8 @@ def test_slow_bot_runs_its_bank_dry(bot_dir: Path, tmp_path: Path) -> None:
     """A 500 ms bank lasts about ten 50 ms overruns; then the deadline passes: bank_exhausted.
 
     The first answer has 605 ms before it would be a plain timeout, room for a loaded machine.
+    How many overruns it lasts depends on the host: the time a busy host made the bot wait for
+    a CPU is not drawn from its bank (docs/clocks.md), so only the outcome is asserted.
     """
     limits = Limits(init_ms=5000, move_ms=100, bank_ms=500, grace_ms=5)
     bots = [*randoms(bot_dir, 1), misbehaving(bot_dir, "slow", 10_000)]
@@ -165,7 +167,7 @@ def test_slow_bot_runs_its_bank_dry(bot_dir: Path, tmp_path: Path) -> None:
     slow = result.seats[1]
     assert slow.status == "bank_exhausted"
     assert "time bank of 500 ms used up" in slow.detail
-    assert slow.decisions <= 10
+    assert slow.decisions >= 1
     assert result.ranks == [0, 1]
 
 
