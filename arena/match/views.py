@@ -16,6 +16,8 @@ import json
 import weakref
 from typing import Any
 
+_ABSENT = object()  # of a type no value has: a key the last view lacked is always sent
+
 
 def same_value(old: Any, new: Any) -> bool:
     """The value a bot holds needs no resending: equal and of the same type at the top (so a
@@ -33,16 +35,20 @@ class SeatViews:
         self.last: dict[str, Any] = {}
 
     def delta(self, view: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-        """What to send for ``view``: the changed keys with their values, the dropped keys."""
-        last = self.last
+        """What to send for ``view``: the changed keys with their values, the dropped keys.
+        It runs at every turn, so :func:`same_value` is written out in the loop."""
+        last, self.last = self.last, view
+        if not last:
+            return view, []
+        get = last.get
         changed = {
             key: value
             for key, value in view.items()
-            if key not in last or not same_value(last[key], value)
+            if type(old := get(key, _ABSENT)) is not type(value) or old != value
         }
-        dropped = [key for key in last if key not in view]  # in order: never a set's
-        self.last = view
-        return changed, dropped
+        if view.keys() >= last.keys():  # the usual case, checked without a Python loop
+            return changed, []
+        return changed, [key for key in last if key not in view]  # in order: never a set's
 
 
 class Process:
