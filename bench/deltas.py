@@ -5,9 +5,10 @@ For each game:
 * bytes per turn message, full against delta, over the turns of random games (every decision
   with a choice, and the game_over's view), encoded as on the wire; beside them what a delta
   one level deeper would weigh (map values diffed key by key too), to tell whether it would pay;
-* the referee's CPU per decision (its process, all threads) in full matches between Python SDK
-  random bots kept between matches on the pipe, with deltas against with whole views
-  (``random_bot.py --full-views``), in blocks A B A B ... with the load average of each;
+* the referee's CPU per decision (its process, all threads) in full matches between random
+  bots kept between matches on the pipe, Python SDK bots and C++ ones (``sample_bots``), each
+  with deltas against with whole views (``--full-views``), in blocks A B C D A B C D ... with
+  the load average over them;
 * what the SDK bot spends decoding those turn messages (and applying the deltas), timed here.
 
     python bench/deltas.py [--quick]
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
-from decision_loop import PYTHON_BOT, ROOT, SEATS, Sample, arena, at
+from decision_loop import CPP_BOT, PYTHON_BOT, ROOT, SEATS, Sample, arena, at
 from throughput import report
 
 from arena.games import load_game
@@ -106,18 +107,25 @@ def turns_of(game_id: str, seeds: range) -> Wire:
     return wire
 
 
+KINDS = {  # the bots of each kind of match: a command, and its flag for whole views
+    "sdk": (f"python {PYTHON_BOT}", " --full-views"),
+    "cpp": (str(CPP_BOT), " --full-views"),
+}
+
+
 def referee_cpu(game_id: str, blocks: int, matches: int) -> dict[str, Sample]:
-    """The referee with SDK bots taking deltas and with whole views, block after block."""
-    kinds = {"deltas": "", "full": " --full-views"}
-    totals = {kind: Sample() for kind in kinds}
+    """The referee with SDK bots and with C++ bots, each taking deltas and whole views, block
+    after block (``sdk``, ``sdk_full``, ``cpp``, ``cpp_full``)."""
+    totals: dict[str, Sample] = {}
     for block in range(blocks):
         seeds = range(200 + block * matches, 200 + (block + 1) * matches)
-        for kind, flag in kinds.items():
-            bots = [
-                parse_bot(f"p{i}=pipe:python {PYTHON_BOT} --seed {i}{flag}", ROOT)
-                for i in range(SEATS[game_id])
-            ]
-            totals[kind].add(arena(bots, seeds, game_id))
+        for kind, (command, full) in KINDS.items():
+            for name, flag in ((kind, ""), (f"{kind}_full", full)):
+                bots = [
+                    parse_bot(f"p{i}=pipe:{command} --seed {i}{flag}", ROOT)
+                    for i in range(SEATS[game_id])
+                ]
+                totals.setdefault(name, Sample()).add(arena(bots, seeds, game_id))
     return totals
 
 
@@ -139,17 +147,20 @@ def rows_of(game_id: str, wire: Wire, cpu: dict[str, Sample]) -> list[dict[str, 
             "deeper_delta_bytes": round(size["deeper"] / turns, 1),
             "turns": turns,
         },
-        {
-            "figure": f"{game_id}: referee CPU per decision, SDK bots with deltas",
-            "value": round(cpu["deltas"].cpu_us, 1),
-            "floor": "with full views",
-            "floor_value": round(cpu["full"].cpu_us, 1),
-            "unit": "us",
-            "ratio": round(cpu["deltas"].cpu_us / cpu["full"].cpu_us, 2),
-            "goal": "",
-            "met": None,
-            "decisions": cpu["deltas"].count,
-        },
+        *(
+            {
+                "figure": f"{game_id}: referee CPU per decision, {who} bots with deltas",
+                "value": round(cpu[kind].cpu_us, 1),
+                "floor": "with full views",
+                "floor_value": round(cpu[f"{kind}_full"].cpu_us, 1),
+                "unit": "us",
+                "ratio": round(cpu[kind].cpu_us / cpu[f"{kind}_full"].cpu_us, 2),
+                "goal": "",
+                "met": None,
+                "decisions": cpu[kind].count,
+            }
+            for kind, who in (("sdk", "SDK"), ("cpp", "C++"))
+        ),
         {
             "figure": f"{game_id}: SDK bot's decoding per turn, deltas applied",
             "value": round(decode_delta, 2),
@@ -162,7 +173,7 @@ def rows_of(game_id: str, wire: Wire, cpu: dict[str, Sample]) -> list[dict[str, 
         },
     ]
     for line in rows:
-        at(line, cpu["deltas"], cpu["full"])
+        at(line, *cpu.values())
     return rows
 
 

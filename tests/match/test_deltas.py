@@ -253,3 +253,26 @@ def test_check_bot_passes_a_bot_that_takes_deltas(folder: Path) -> None:
     )
     assert report.clean, report.findings
     assert sum(run.decisions for run in report.runs) > 10
+
+
+CPP_BOT = ROOT / "sample_bots" / "cpp" / "build" / "random_bot"
+
+
+@TRANSPORTS
+def test_the_cpp_sample_takes_deltas_unless_told_not_to(
+    sent: list[tuple[int, dict[str, Any]]], transport: str
+) -> None:
+    if not CPP_BOT.is_file():
+        pytest.skip("sample_bots/cpp not built: run `make bots`")
+    bots = [
+        parse_bot(f"c{i}={transport}:{CPP_BOT} --rule hash{flag}", ROOT)
+        for i, flag in enumerate(["", " --full-views"])
+    ]
+    result = play_match(load_game("happy_mochi"), bots, 2, SHORT, LIMITS, ask_forced=True)
+    assert_clean(result)
+    assert all(seat.exit_code == 0 for seat in result.seats)
+    for seat, deltas in enumerate([True, False]):
+        (welcome,) = of_seat(sent, seat, "welcome")
+        assert welcome.get("deltas", False) is deltas
+        turns = of_seat(sent, seat, "turn")
+        assert turns and all(("dropped" in msg) is deltas for msg in turns)
