@@ -15,11 +15,10 @@ from protocol.bot import Bot, Turn, Welcome, run
 
 class RandomBot(Bot):
     reusable = True  # on_welcome reseeds: every match plays as in a fresh process
-    deltas = True  # it never looks into the view
 
     def __init__(self, seed: int = 0, deltas: bool = True) -> None:
         self.base_seed = seed
-        self.deltas = deltas
+        self.deltas = deltas  # views as deltas: it never changes one (it never reads one)
         self.rng = random.Random(seed)
 
     def on_welcome(self, welcome: Welcome) -> None:

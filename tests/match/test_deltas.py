@@ -31,6 +31,7 @@ from arena.match.results import Limits, MatchResult
 from arena.match.views import Process, SeatViews
 from protocol import codec, messages
 from protocol.bot import Views
+from protocol.codec import ProtocolError
 from tests.bots.protocol.view_digest import digest
 from tests.procs import leftovers
 
@@ -276,3 +277,13 @@ def test_the_cpp_sample_takes_deltas_unless_told_not_to(
         assert welcome.get("deltas", False) is deltas
         turns = of_seat(sent, seat, "turn")
         assert turns and all(("dropped" in msg) is deltas for msg in turns)
+
+
+@pytest.mark.parametrize("offer", [1, "yes", None, [True]])
+def test_a_hello_offering_deltas_with_anything_but_a_boolean_is_a_bad_field(offer: Any) -> None:
+    hello = messages.hello("t", "n") | {"deltas": offer}
+    with pytest.raises(ProtocolError) as caught:
+        messages.check_bot_message(hello)
+    assert caught.value.code == "bad_field" and "hello.deltas must be a boolean" in str(
+        caught.value
+    )
