@@ -7,7 +7,7 @@ For each game:
   one level deeper would weigh (map values diffed key by key too), to tell whether it would pay;
 * the referee's CPU per decision (its process, all threads) in full matches between random
   bots kept between matches on the pipe, Python SDK bots and C++ ones (``sample_bots``), each
-  with deltas against with whole views (``--full-views``), in blocks A B C D A B C D ... with
+  with deltas (``--deltas``) against with whole views, in blocks A B C D A B C D ... with
   the load average over them;
 * what the SDK bot spends decoding those turn messages (and applying the deltas), timed here.
 
@@ -107,10 +107,7 @@ def turns_of(game_id: str, seeds: range) -> Wire:
     return wire
 
 
-KINDS = {  # the bots of each kind of match: a command, and its flag for whole views
-    "sdk": (f"python {PYTHON_BOT}", " --full-views"),
-    "cpp": (str(CPP_BOT), " --full-views"),
-}
+KINDS = {"sdk": f"python {PYTHON_BOT}", "cpp": str(CPP_BOT)}  # the bots of each kind
 
 
 def referee_cpu(game_id: str, blocks: int, matches: int) -> dict[str, Sample]:
@@ -119,8 +116,8 @@ def referee_cpu(game_id: str, blocks: int, matches: int) -> dict[str, Sample]:
     totals: dict[str, Sample] = {}
     for block in range(blocks):
         seeds = range(200 + block * matches, 200 + (block + 1) * matches)
-        for kind, (command, full) in KINDS.items():
-            for name, flag in ((kind, ""), (f"{kind}_full", full)):
+        for kind, command in KINDS.items():
+            for name, flag in ((kind, " --deltas"), (f"{kind}_full", "")):
                 bots = [
                     parse_bot(f"p{i}=pipe:{command} --seed {i}{flag}", ROOT)
                     for i in range(SEATS[game_id])

@@ -1,16 +1,16 @@
 // An Arena protocol v1 bot in C++ (cppzmq + msgpack-cxx): plays any game by picking an option.
 //
-// Usage: build/random_bot [--seed N] [--rule random|first|hash] [--full-views]
+// Usage: build/random_bot [--seed N] [--rule random|first|hash] [--deltas]
 //   random  a uniformly random option, from a generator seeded with N and the seat (default);
 //   first   always option 0;
 //   hash    option (seq * 7 + seat) % count: deterministic, the same rule as the Node and stdio
 //           sample bots.
-// --full-views: do not offer views as deltas (protocol 1.2): every view comes whole.
+// --deltas: offer views as deltas (protocol 1.2; without it, every view comes whole).
 //
 // The referee sets ARENA_TRANSPORT, ARENA_TOKEN and, for ZeroMQ, ARENA_ENDPOINT. Over `zmq` the
 // bot connects a DEALER (one msgpack map per frame); over `pipe` it reads its stdin and writes its
 // stdout, each message a 4-byte big-endian length and then the msgpack map. It sends `hello`
-// (offering reuse and protocol 1.2's views as deltas), answers every `turn` with an `action` echoing
+// (offering reuse, and with --deltas protocol 1.2's views as deltas), answers every `turn` with an `action` echoing
 // its `seq`, and after `game_over` exits, or waits for the next `welcome` when the referee keeps
 // the process (`welcome.reuse`).
 
@@ -230,11 +230,11 @@ enum class Rule { Random, First, Hash };
 struct Args {
   std::uint64_t seed = 0;
   Rule rule = Rule::Random;
-  bool deltas = true;
+  bool deltas = false;
 };
 
 [[noreturn]] void usage(const std::string& bad) {
-  std::cerr << "usage: random_bot [--seed N] [--rule random|first|hash] [--full-views] (bad: "
+  std::cerr << "usage: random_bot [--seed N] [--rule random|first|hash] [--deltas] (bad: "
             << bad << ")\n";
   std::exit(2);
 }
@@ -244,8 +244,8 @@ Args parse_args(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string key = argv[i];
     std::string value;
-    if (key == "--full-views") {
-      args.deltas = false;
+    if (key == "--deltas") {
+      args.deltas = true;
       continue;
     }
     if (auto eq = key.find('='); eq != std::string::npos) {

@@ -260,14 +260,14 @@ CPP_BOT = ROOT / "sample_bots" / "cpp" / "build" / "random_bot"
 
 
 @TRANSPORTS
-def test_the_cpp_sample_takes_deltas_unless_told_not_to(
+def test_the_cpp_sample_takes_deltas_when_told_to(
     sent: list[tuple[int, dict[str, Any]]], transport: str
 ) -> None:
     if not CPP_BOT.is_file():
         pytest.skip("sample_bots/cpp not built: run `make bots`")
     bots = [
         parse_bot(f"c{i}={transport}:{CPP_BOT} --rule hash{flag}", ROOT)
-        for i, flag in enumerate(["", " --full-views"])
+        for i, flag in enumerate([" --deltas", ""])
     ]
     result = play_match(load_game("happy_mochi"), bots, 2, SHORT, LIMITS, ask_forced=True)
     assert_clean(result)
