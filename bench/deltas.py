@@ -9,7 +9,9 @@ For each game:
   bots kept between matches on the pipe, Python SDK bots and C++ ones (``sample_bots``), each
   with deltas (``--deltas``) against with whole views, in blocks A B C D A B C D ... with
   the load average over them;
-* what the SDK bot spends decoding those turn messages (and applying the deltas), timed here.
+* the same work, without the noise of whole matches, timed here on those turns: the referee
+  encoding each turn whole, and working out its delta and encoding it (best of 5 passes); and
+  what the SDK bot spends decoding them (and applying the deltas).
 
     python bench/deltas.py [--quick]
 
@@ -60,6 +62,25 @@ class Wire:
         self.sizes = {"turns": 0, "full": 0, "delta": 0, "deeper": 0}
         self.full: list[bytes] = []
         self.delta: list[tuple[int, bytes]] = []
+        self.turns: list[tuple[int, dict[str, Any], str, Any]] = []  # seat, view, kind, options
+
+    def build_us(self, passes: int = 5) -> tuple[float, float]:
+        """The referee's share that deltas change, per turn (best of ``passes``): the turn
+        encoded with the whole view, and the delta worked out and the turn encoded with it."""
+        whole = part = float("inf")
+        for _ in range(passes):
+            start = time.process_time()
+            for _seat, view, kind, options in self.turns:
+                codec.encode(messages.turn(1, kind, "", options, view, [], CLOCK))
+            middle = time.process_time()
+            sent: dict[int, SeatViews] = {}
+            for seat, view, kind, options in self.turns:
+                delta, dropped = sent.setdefault(seat, SeatViews()).delta(view)
+                codec.encode(messages.turn(1, kind, "", options, delta, [], CLOCK, dropped))
+            end = time.process_time()
+            whole, part = min(whole, middle - start), min(part, end - middle)
+        turns = len(self.turns) / 1e6
+        return whole / turns, part / turns
 
     def decode_us(self) -> tuple[float, float]:
         """What a Python SDK bot spends per turn decoding them: whole, and as deltas applied."""
@@ -84,6 +105,7 @@ def weigh(wire: Wire, sent: SeatViews, seat: int, state: State, kind: str, optio
     more = messages.turn(1, kind, "", options, deeper(last, delta), [], CLOCK, dropped)
     wire.full.append(full)
     wire.delta.append((seat, part))
+    wire.turns.append((seat, view, kind, options))
     for name, data in (("full", full), ("delta", part), ("deeper", codec.encode(more))):
         wire.sizes[name] += len(data)
     wire.sizes["turns"] += 1
@@ -130,6 +152,7 @@ def rows_of(game_id: str, wire: Wire, cpu: dict[str, Sample]) -> list[dict[str, 
     size = wire.sizes
     turns = size["turns"]
     decode_full, decode_delta = wire.decode_us()
+    build_full, build_delta = wire.build_us()
     full, delta = size["full"] / turns, size["delta"] / turns
     rows = [
         {
@@ -158,6 +181,16 @@ def rows_of(game_id: str, wire: Wire, cpu: dict[str, Sample]) -> list[dict[str, 
             }
             for kind, who in (("sdk", "SDK"), ("cpp", "C++"))
         ),
+        {
+            "figure": f"{game_id}: referee's turn encoding per decision, delta worked out",
+            "value": round(build_delta, 2),
+            "floor": "whole view",
+            "floor_value": round(build_full, 2),
+            "unit": "us",
+            "ratio": round(build_delta / build_full, 2),
+            "goal": "",
+            "met": None,
+        },
         {
             "figure": f"{game_id}: SDK bot's decoding per turn, deltas applied",
             "value": round(decode_delta, 2),
