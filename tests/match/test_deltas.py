@@ -159,7 +159,7 @@ def of_seat(sent: list[tuple[int, dict[str, Any]]], seat: int, kind: str) -> lis
 TRANSPORTS = pytest.mark.parametrize("transport", ["zmq", "pipe"])
 
 
-@TRANSPORTS
+@pytest.mark.parametrize("transport", ["zmq", "pipe", "stdio"])
 @pytest.mark.parametrize("game_id", ["happy_mochi", "motora"])
 def test_sdk_bots_see_full_views_and_a_bot_without_deltas_gets_todays_messages(
     folder: Path,
