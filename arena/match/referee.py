@@ -490,9 +490,8 @@ class Referee:
         seat.greeted = True
         assert seat.conn is not None
         process = views.process(seat.conn.channel)
-        game = process.welcome_game(
-            _welcome_game(self.game, json.dumps(self.options, sort_keys=True))
-        )
+        options = json.dumps(self.options, sort_keys=True)
+        game = process.welcome_game(_welcome_game(self.game, options), options)
         seat.views = views.SeatViews() if process.deltas else None
         n = len(self.seats)
         limits = self.limits.as_dict()

@@ -12,7 +12,6 @@ more than its full views would (PROTOCOL.md section 13).
 
 from __future__ import annotations
 
-import json
 import weakref
 from typing import Any
 
@@ -61,12 +60,13 @@ class Process:
         self.deltas = False  # its hello offered deltas
         self.game = ""  # the id, version and options of the game its last welcome carried
 
-    def welcome_game(self, game: dict[str, Any]) -> dict[str, Any]:
+    def welcome_game(self, game: dict[str, Any], options: str) -> dict[str, Any]:
         """The ``welcome.game`` to send: whole, or for a process that takes deltas and was
-        sent the same game last time, without its data and marked ``same``."""
+        sent the same game last time, without its data and marked ``same``. ``options`` are
+        the game's options as canonical JSON (which the referee has at hand)."""
         if not self.deltas:
             return game
-        key = json.dumps([game["id"], game["version"], game["options"]], sort_keys=True)
+        key = f"{game['id']} {game['version']} {options}"
         if key != self.game:
             self.game = key
             return game

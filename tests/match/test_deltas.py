@@ -103,11 +103,13 @@ def test_game_data_is_left_out_only_for_the_same_game_and_a_process_that_takes_d
     game = {"id": "g", "version": "1", "options": {"a": 1}, "data": {"cards": [1, 2]}}
     other = dict(game, options={"a": 2})
     full = Process()
-    assert [full.welcome_game(g) for g in (game, game)] == [game, game]
+    assert [full.welcome_game(g, json.dumps(g["options"])) for g in (game, game)] == [game, game]
     process = Process()
     process.deltas = True
     same = {"id": "g", "version": "1", "options": {"a": 1}, "same": True}
-    sent = [process.welcome_game(g) for g in (game, game, other, game, game)]
+    sent = [
+        process.welcome_game(g, json.dumps(g["options"])) for g in (game, game, other, game, game)
+    ]
     assert sent == [game, same, other, game, same]
     bot = Views()
     for msg in sent:
