@@ -16,6 +16,12 @@ stdout: length-prefixed msgpack or JSON lines), says hello, answers every ``turn
 A bot whose class sets ``reusable = True`` offers to play several matches in one process
 (``hello.reuse``, PROTOCOL.md section 10.1): when the referee accepts, ``run`` waits after each
 ``game_over`` for the next ``welcome``, and ``on_welcome`` must reset everything per match.
+A bot whose class sets ``deltas = True`` offers views as deltas (``hello.deltas``, PROTOCOL.md
+section 8.5): ``run`` rebuilds the full view before ``choose`` sees it, and a kept process's
+game data sent once is filled into each ``Welcome.game``. The promise it makes: ``turn.view``
+is a fresh map each turn, but the values the referee did not resend are the very objects of the
+previous turn's view (and ``Welcome.game["data"]`` those of the previous welcome); the bot must
+not change them in place (copy a list before sorting it, for example).
 
 Speed matters here: a bot's start-up is paid once per match and its decoding once per decision.
 So the SDK imports only what it needs (no dataclasses; ZeroMQ only when it connects) and
@@ -94,6 +100,7 @@ class Bot(ABC):
     seat: int = -1
     welcome: Welcome | None = None
     reusable: bool = False  # True: on_welcome resets all per-match state (see run)
+    deltas: bool = False  # True: views as deltas; never changes what turn.view holds (see run)
 
     def on_welcome(self, welcome: Welcome) -> None:
         """Called before the first turn of each match; the default remembers it."""
@@ -196,6 +203,38 @@ class _PipeLink(_StdioLink):
 _LINKS = {"stdio": _StdioLink, "pipe": _PipeLink}
 
 
+class Views:
+    """A bot's side of protocol 1.2 (PROTOCOL.md 8.5): the last full view of its match, kept
+    up to date from deltas, and the game data of its last welcome."""
+
+    __slots__ = ("data", "last")
+
+    def __init__(self) -> None:
+        self.last: dict[str, Any] = {}
+        self.data: Any = None
+
+    def welcome(self, msg: dict[str, Any]) -> None:
+        """A new match: no view yet; ``game.same`` stands for the last welcome's data."""
+        self.last = {}
+        game = msg["game"]
+        if game.get("same") is True:
+            msg["game"] = {key: value for key, value in game.items() if key != "same"}
+            msg["game"]["data"] = self.data
+        else:
+            self.data = game.get("data")
+
+    def view(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """The full view of a ``turn`` or ``game_over``: a fresh map, never the one kept here."""
+        if "dropped" not in msg:  # a whole view (deltas were not accepted)
+            view: dict[str, Any] = msg["view"]
+            return view
+        last = self.last
+        for key in msg["dropped"]:
+            last.pop(key, None)
+        last.update(msg["view"])
+        return dict(last)
+
+
 def run(bot: Bot, endpoint: str | None = None, token: str | None = None) -> None:
     """Play as ``bot`` until the last ``game_over``; transport, endpoint and token come from the
     environment.
@@ -214,15 +253,18 @@ def run(bot: Bot, endpoint: str | None = None, token: str | None = None) -> None
     else:
         link = _ZmqLink(endpoint or os.environ["ARENA_ENDPOINT"])
     reuse = False
+    views = Views()
     try:
-        link.send(messages.hello(token, name, reuse=bot.reusable))
+        link.send(messages.hello(token, name, reuse=bot.reusable, deltas=bot.deltas))
         while (msg := link.recv()) is not None:
             kind = msg.get("type")
             if kind == "turn":
+                msg["view"] = views.view(msg)
                 turn = turn_from_message(msg)
                 choice = bot.choose(turn)
                 link.send(messages.action(msg["seq"], int(choice), str(turn.info)))
             elif kind == "welcome":
+                views.welcome(msg)
                 welcome = welcome_from_message(msg)
                 reuse = bot.reusable and welcome.reuse
                 bot.on_welcome(welcome)

@@ -31,7 +31,9 @@ ERROR_CODES = (
     "internal",
 )
 
-PROTOCOL_MINOR = 1  # 1.1: hello.reuse and welcome.reuse (PROTOCOL.md sections 6 and 10.1)
+# 1.1: hello.reuse and welcome.reuse (PROTOCOL.md 10.1); 1.2: views as deltas and game data
+# sent once (hello.deltas, welcome.deltas, game.same, dropped; PROTOCOL.md 8.5)
+PROTOCOL_MINOR = 2
 MAX_NAME_LEN = 64
 MAX_VERSIONS = 16  # items in hello.versions
 MAX_VERSION = (1 << 31) - 1
@@ -48,6 +50,7 @@ _BOT_FIELDS: dict[str, dict[str, tuple[type, bool]]] = {
         "bot_version": (str, False),
         "lang": (str, False),
         "reuse": (bool, False),
+        "deltas": (bool, False),
     },
     "action": {"seq": (int, True), "choice": (int, True), "info": (str, False)},
     "error": {"code": (str, True), "message": (str, False)},
@@ -165,7 +168,12 @@ def check_bot_message(msg: dict[str, Any]) -> dict[str, Any]:
 
 
 def hello(
-    token: str, name: str, lang: str = "python", bot_version: str = "", reuse: bool = False
+    token: str,
+    name: str,
+    lang: str = "python",
+    bot_version: str = "",
+    reuse: bool = False,
+    deltas: bool = False,
 ) -> dict[str, Any]:
     msg = {"v": PROTOCOL_VERSION, "type": "hello", "versions": [PROTOCOL_VERSION]}
     msg.update(token=token, name=name[:MAX_NAME_LEN], lang=lang)
@@ -173,6 +181,8 @@ def hello(
         msg["bot_version"] = bot_version
     if reuse:
         msg["reuse"] = True
+    if deltas:
+        msg["deltas"] = True
     return msg
 
 
@@ -190,6 +200,7 @@ def welcome(
     game: dict[str, Any],
     limits: dict[str, int | str],
     reuse: bool = False,
+    deltas: bool = False,
 ) -> dict[str, Any]:
     msg = {
         "v": PROTOCOL_VERSION,
@@ -203,6 +214,8 @@ def welcome(
     }
     if reuse:
         msg["reuse"] = True  # the process is kept for another match (PROTOCOL.md 10.1)
+    if deltas:
+        msg["deltas"] = True  # views come as deltas (PROTOCOL.md 8.5)
     return msg
 
 
@@ -214,8 +227,10 @@ def turn(
     view: dict[str, Any],
     events: list[dict[str, Any]],
     clock: dict[str, int],
+    dropped: list[str] | None = None,
 ) -> dict[str, Any]:
-    return {
+    """A turn; with ``dropped`` (a seat that takes deltas) ``view`` is a delta (PROTOCOL.md 8.5)."""
+    msg = {
         "v": PROTOCOL_VERSION,
         "type": "turn",
         "seq": seq,
@@ -226,12 +241,20 @@ def turn(
         "events": events,
         "clock": clock,
     }
+    if dropped is not None:
+        msg["dropped"] = dropped
+    return msg
 
 
 def game_over(
-    outcome: dict[str, Any], status: str, view: dict[str, Any], events: list[dict[str, Any]]
+    outcome: dict[str, Any],
+    status: str,
+    view: dict[str, Any],
+    events: list[dict[str, Any]],
+    dropped: list[str] | None = None,
 ) -> dict[str, Any]:
-    return {
+    """The end; with ``dropped``, ``view`` is a delta as in :func:`turn`."""
+    msg = {
         "v": PROTOCOL_VERSION,
         "type": "game_over",
         "outcome": outcome,
@@ -239,6 +262,9 @@ def game_over(
         "view": view,
         "events": events,
     }
+    if dropped is not None:
+        msg["dropped"] = dropped
+    return msg
 
 
 def error(code: str, message: str, fatal: bool) -> dict[str, Any]:

@@ -268,7 +268,9 @@ class State(ABC):
 
     @abstractmethod
     def view(self, seat: int) -> dict[str, Any]:
-        """Everything ``seat`` may know now, and nothing else (msgpack-able)."""
+        """Everything ``seat`` may know now, and nothing else (msgpack-able). A new map at each
+        call that shares nothing mutable with the state: the referee keeps the last one sent
+        to a seat that takes deltas, to compare the next one with (arena.match.views)."""
 
     @abstractmethod
     def outcome(self) -> Outcome:

@@ -56,7 +56,7 @@ import zmq
 from arena import sandbox
 from arena.games.base import Decision, Game, State, competition_ranks
 from arena.games.rng import KeyedRandom
-from arena.match import replay
+from arena.match import replay, views
 from arena.match.bots import BotSpec
 from arena.match.channels import EXCERPT_CHARS, Frame, Inbound, Trouble, excerpt, printable
 from arena.match.clock import Ask, MatchClock, SeatClock, Spent, Verdict, Window
@@ -105,6 +105,7 @@ class _Seat:
         self.answer: Answer | None = None
         self.info_left = INFO_CHARS_PER_SEAT  # of its notes still kept in the replay
         self.hello: Window | None = None  # the window to say hello in, once launched
+        self.views: views.SeatViews | None = None  # its last view, when it takes deltas (1.2)
 
     def gone(self) -> None:
         """Its process has ended (or could not start): it is no longer asked nor heard."""
@@ -363,9 +364,11 @@ class Referee:
     def _send_turn(self, state: State, seat: _Seat, decision: Decision) -> None:
         seq = seat.last_seq + 1
         events, seat.cursor = state.events_since(seat.index, seat.cursor)
-        view, options = state.view(seat.index), list(decision.options)
+        (view, dropped), options = _view(seat, state), list(decision.options)
         clock = seat.clock.told()
-        msg = messages.turn(seq, decision.kind, decision.prompt, options, view, events, clock)
+        msg = messages.turn(
+            seq, decision.kind, decision.prompt, options, view, events, clock, dropped
+        )
         now = time.monotonic()
         seat.ask = ask = seat.clock.ask(seq, decision, now, measured=False)
         if not seat.clock.defers:
@@ -382,7 +385,8 @@ class Referee:
             if seat.playing and seat.greeted:
                 events, seat.cursor = state.events_since(seat.index, seat.cursor)
                 status = seat.ledger.status
-                msg = messages.game_over(outcome, status, state.view(seat.index), events)
+                view, dropped = _view(seat, state)
+                msg = messages.game_over(outcome, status, view, events, dropped)
                 self._send(seat, msg)
         # Give bots a moment to read game_over and leave on their own; the rest are killed.
         # A bot told it is kept stays: it waits for the next welcome.
@@ -477,15 +481,22 @@ class Referee:
             self._fault(seat, "version_mismatch", why, excerpt)
         else:
             seat.offers_reuse = msg.get("reuse") is True
+            views.process(seat.conn.channel).deltas = msg.get("deltas") is True
             self._welcome(seat)
 
     def _welcome(self, seat: _Seat) -> None:
-        """Start the seat's match: ``welcome``, saying whether its process will be kept."""
+        """Start the seat's match: ``welcome``, saying whether its process will be kept and
+        whether it takes deltas (as its process offered in its hello)."""
         seat.greeted = True
-        game = _welcome_game(self.game, json.dumps(self.options, sort_keys=True))
+        assert seat.conn is not None
+        process = views.process(seat.conn.channel)
+        options = json.dumps(self.options, sort_keys=True)
+        game = process.welcome_game(_welcome_game(self.game, options), options)
+        seat.views = views.SeatViews() if process.deltas else None
         n = len(self.seats)
         limits = self.limits.as_dict()
-        msg = messages.welcome(self.match_id, seat.index, n, game, limits, self._kept(seat))
+        kept = self._kept(seat)
+        msg = messages.welcome(self.match_id, seat.index, n, game, limits, kept, process.deltas)
         self._send(seat, msg)
 
     def _on_action(self, seat: _Seat, msg: dict[str, Any], received: float, item: Inbound) -> None:
@@ -663,6 +674,12 @@ class Starved(Exception):
 def _by_seat(pending: Sequence[Decision]) -> list[Decision]:
     """Answers to a simultaneous choice are applied in seat order, whoever answered first."""
     return sorted(pending, key=lambda d: d.seat)
+
+
+def _view(seat: _Seat, state: State) -> tuple[dict[str, Any], list[str] | None]:
+    """The seat's view to send: whole (``None`` dropped), or as a delta if it takes them."""
+    view = state.view(seat.index)
+    return (view, None) if seat.views is None else seat.views.delta(view)
 
 
 def _read_order(read: tuple[float, int, Frame]) -> tuple[float, int]:

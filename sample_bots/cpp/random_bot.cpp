@@ -1,15 +1,16 @@
 // An Arena protocol v1 bot in C++ (cppzmq + msgpack-cxx): plays any game by picking an option.
 //
-// Usage: build/random_bot [--seed N] [--rule random|first|hash]
+// Usage: build/random_bot [--seed N] [--rule random|first|hash] [--deltas]
 //   random  a uniformly random option, from a generator seeded with N and the seat (default);
 //   first   always option 0;
 //   hash    option (seq * 7 + seat) % count: deterministic, the same rule as the Node and stdio
 //           sample bots.
+// --deltas: offer views as deltas (protocol 1.2; without it, every view comes whole).
 //
 // The referee sets ARENA_TRANSPORT, ARENA_TOKEN and, for ZeroMQ, ARENA_ENDPOINT. Over `zmq` the
 // bot connects a DEALER (one msgpack map per frame); over `pipe` it reads its stdin and writes its
 // stdout, each message a 4-byte big-endian length and then the msgpack map. It sends `hello`
-// (offering reuse and protocol 1.2's view deltas), answers every `turn` with an `action` echoing
+// (offering reuse, and with --deltas protocol 1.2's views as deltas), answers every `turn` with an `action` echoing
 // its `seq`, and after `game_over` exits, or waits for the next `welcome` when the referee keeps
 // the process (`welcome.reuse`).
 
@@ -33,7 +34,6 @@
 namespace {
 
 constexpr int kProtocolVersion = 1;
-constexpr int kProtocolMinor = 2;  // 1.2: view deltas and game data sent once per process
 
 std::string as_string(const msgpack::object& o) {
   if (o.type == msgpack::type::STR) return std::string(o.via.str.ptr, o.via.str.size);
@@ -59,10 +59,12 @@ const msgpack::object* field(const msgpack::object& map, std::string_view key) {
 }
 
 // What the bot knows of its match: the view as the referee last described it, field by field
-// (a full `view`, or a `view_delta` applied to the one before), and the game's static data.
+// (a whole `view`, or with `dropped` a delta applied to the one before: PROTOCOL.md 8.5), and
+// the game's static data.
 class Knowledge {
  public:
-  // A new match: a new view; the game data stays unless the welcome carries new data.
+  // A new match: a new view; the game data stays unless the welcome carries new data (a kept
+  // process that takes deltas is sent `game.same` instead of the same data again).
   void welcome(const msgpack::object& msg) {
     view_.clear();
     const msgpack::object* game = field(msg, "game");
@@ -70,20 +72,18 @@ class Knowledge {
     if (data != nullptr) data_ = msgpack::clone(*data);
   }
 
+  // A `turn` or `game_over`: without `dropped` its view is whole; with it, the keys listed
+  // there are gone and those in `view` replace their old values whole.
   void update(const msgpack::object& msg) {
-    if (const msgpack::object* full = field(msg, "view")) {
+    const msgpack::object* dropped = field(msg, "dropped");
+    if (dropped == nullptr) {
       view_.clear();
-      set_all(*full);
-    }
-    if (const msgpack::object* delta = field(msg, "view_delta")) {
-      if (const msgpack::object* set = field(*delta, "set")) set_all(*set);
-      const msgpack::object* unset = field(*delta, "unset");
-      if (unset != nullptr && unset->type == msgpack::type::ARRAY) {
-        for (std::uint32_t i = 0; i < unset->via.array.size; ++i) {
-          view_.erase(as_string(unset->via.array.ptr[i]));
-        }
+    } else if (dropped->type == msgpack::type::ARRAY) {
+      for (std::uint32_t i = 0; i < dropped->via.array.size; ++i) {
+        view_.erase(as_string(dropped->via.array.ptr[i]));
       }
     }
+    if (const msgpack::object* view = field(msg, "view")) set_all(*view);
   }
 
   // A view field (nullptr if absent), e.g. view("hand").
@@ -112,10 +112,10 @@ void pack_str(msgpack::packer<msgpack::sbuffer>& pk, std::string_view s) {
   pk.pack_str_body(s.data(), static_cast<std::uint32_t>(s.size()));
 }
 
-msgpack::sbuffer hello(const std::string& token, const std::string& name) {
+msgpack::sbuffer hello(const std::string& token, const std::string& name, bool deltas) {
   msgpack::sbuffer buf;
   msgpack::packer<msgpack::sbuffer> pk(buf);
-  pk.pack_map(9);
+  pk.pack_map(deltas ? 9 : 8);
   pack_str(pk, "v");
   pk.pack(kProtocolVersion);
   pack_str(pk, "type");
@@ -123,8 +123,6 @@ msgpack::sbuffer hello(const std::string& token, const std::string& name) {
   pack_str(pk, "versions");
   pk.pack_array(1);
   pk.pack(kProtocolVersion);
-  pack_str(pk, "minor");
-  pk.pack(kProtocolMinor);
   pack_str(pk, "token");
   pack_str(pk, token);
   pack_str(pk, "name");
@@ -135,6 +133,10 @@ msgpack::sbuffer hello(const std::string& token, const std::string& name) {
   pack_str(pk, "1.1.0");
   pack_str(pk, "reuse");  // every match is played as by a fresh process: see `welcome` below
   pk.pack(true);
+  if (deltas) {
+    pack_str(pk, "deltas");  // Knowledge applies them (PROTOCOL.md 8.5)
+    pk.pack(true);
+  }
   return buf;
 }
 
@@ -228,10 +230,12 @@ enum class Rule { Random, First, Hash };
 struct Args {
   std::uint64_t seed = 0;
   Rule rule = Rule::Random;
+  bool deltas = false;
 };
 
 [[noreturn]] void usage(const std::string& bad) {
-  std::cerr << "usage: random_bot [--seed N] [--rule random|first|hash] (bad: " << bad << ")\n";
+  std::cerr << "usage: random_bot [--seed N] [--rule random|first|hash] [--deltas] (bad: "
+            << bad << ")\n";
   std::exit(2);
 }
 
@@ -240,6 +244,10 @@ Args parse_args(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string key = argv[i];
     std::string value;
+    if (key == "--deltas") {
+      args.deltas = true;
+      continue;
+    }
     if (auto eq = key.find('='); eq != std::string::npos) {
       value = key.substr(eq + 1);
       key.resize(eq);
@@ -296,7 +304,7 @@ int main(int argc, char** argv) {
   bool kept = false;  // this process plays another match after game_over
 
   std::unique_ptr<Link> link = connect();
-  link->send(hello(token, env_or("ARENA_BOT_NAME", "cpp_random_bot")));
+  link->send(hello(token, env_or("ARENA_BOT_NAME", "cpp_random_bot"), args.deltas));
 
   std::string bytes;
   while (link->recv(bytes)) {

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games.base import Game, IllegalChoice, State
+from arena.match.views import SeatViews
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -167,7 +168,8 @@ def check_no_leak(
     At every ``every``-th answer of a random game, for each observer seat other than the one
     about to answer: clone the state, let ``permute(clone, observer, actor, rng)`` shuffle the
     cards hidden from the observer, then apply the same answer to both. The observer's view
-    before and after, and the events it receives for that answer, must be identical.
+    before and after, the delta a bot taking deltas is sent between them (PROTOCOL.md 8.5), and
+    the events it receives for that answer, must be identical.
 
     ``permute`` must leave the actor's own private cards alone (so its options stay the same)
     and any hidden card that this answer could show the observer (for example the top of a deck
@@ -187,6 +189,9 @@ def check_no_leak(
                     continue
                 twin = permute(state.clone(), observer, decision.seat, random.Random(step))
                 assert twin.view(observer) == state.view(observer), (step, observer, "view")
+                sent_a, sent_b = SeatViews(), SeatViews()
+                sent_a.delta(state.view(observer))
+                sent_b.delta(twin.view(observer))
                 a = state.clone()
                 _, cursor = a.events_since(observer, 0)
                 a.act(decision.seat, choice)
@@ -195,6 +200,8 @@ def check_no_leak(
                 ev_b, _ = twin.events_since(observer, cursor)
                 assert ev_a == ev_b, (step, observer, decision.kind, ev_a, ev_b)
                 assert a.view(observer) == twin.view(observer), (step, observer, "view after")
+                delta_a, delta_b = sent_a.delta(a.view(observer)), sent_b.delta(twin.view(observer))
+                assert delta_a == delta_b, (step, observer, "delta")
                 compared += 1
         state.act(decision.seat, choice)
         step += 1
