@@ -419,7 +419,7 @@ class Concurrency:
 
 class Dispatcher:
     """Keeps the executor's slots full and yields ``(job, result)`` as matches finish, in any
-    order, one per match however they were batched.
+    order, one per match however they were batched (:meth:`finished`: a job's together).
 
     Two matches of one ``deal`` are never in two batches in flight at once: they share the
     cards, and seats in concurrent matches could pass them on. They may share one batch
@@ -491,6 +491,12 @@ class Dispatcher:
             self.running[self.executor.submit([j.match for j in batch])] = batch
 
     def __iter__(self) -> Iterator[tuple[Job, Returned]]:
+        for finished in self.finished():
+            yield from finished
+
+    def finished(self) -> Iterator[list[tuple[Job, Returned]]]:
+        """The matches of each job as it finishes, together, so the runner can store them in
+        one transaction."""
         while self.queue or self.running:
             self._fill()
             for future in self.executor.wait(list(self.running)):
@@ -502,4 +508,4 @@ class Dispatcher:
                 self._measure(results)
                 if all(r.void is None for r in results):  # else the runner may stop or retry
                     self._fill()  # the worker plays on while the runner stores these
-                yield from zip(played, results, strict=True)
+                yield list(zip(played, results, strict=True))
