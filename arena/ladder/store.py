@@ -436,8 +436,7 @@ class Store:
             self.conn.executemany(f"INSERT INTO matches VALUES ({_marks(rows[0])})", rows)
             self.conn.executemany(f"INSERT INTO results VALUES ({_marks(seats[0])})", seats)
             if self.stream is not None:
-                for spec, _, _ in matches:
-                    self.stream.stored(self, spec)
+                self.stream.stored(self, [spec for spec, _, _ in matches])
             self._changed(len(matches))
 
     def record_void(
@@ -737,8 +736,9 @@ class Store:
         rows = self.conn.execute("SELECT position, match_id FROM rating_queue ORDER BY position")
         return [(r[0], r[1]) for r in rows]
 
-    def queue_rating(self, position: int, match_id: str) -> None:
-        self.conn.execute("INSERT INTO rating_queue VALUES (?, ?)", (position, match_id))
+    def queue_ratings(self, waiting: Sequence[tuple[int, str]]) -> None:
+        """The stored matches ``waiting`` (position, id) wait to be rated (a gap before them)."""
+        self.conn.executemany("INSERT INTO rating_queue VALUES (?, ?)", waiting)
 
     def unqueue_ratings(self, positions: Sequence[int], rated_next: int) -> None:
         """The queued ``positions`` are rated; the next position to rate is ``rated_next``."""
