@@ -347,7 +347,7 @@ def cores(seconds: float = 2.0) -> float:
 
 
 RUNNER_US = 600.0  # issue 30 (runnercpu): the runner's CPU per stored short match
-PARTS = {"runner": "runner_cpu_s", "workers": "workers_cpu_s", "bots": "bots_cpu_s"}
+PARTS = {"runner's": "runner_cpu_s", "workers'": "workers_cpu_s", "bots'": "bots_cpu_s"}
 
 
 def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, Any]]:
@@ -411,7 +411,7 @@ def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, 
                 "first_stored_s"), "1 worker", mean(what, 1, "first_stored_s"), "s", ""),
             row(f"{what} matches: CPU per match in steady state (runner, workers, bots), "
                 "2 workers", steady_ms[2], "1 worker", steady_ms[1], "ms", ""),
-            *(row(f"{what} matches: the {part}' CPU per match in steady state, 2 workers",
+            *(row(f"{what} matches: the {part} CPU per match in steady state, 2 workers",
                   steady_us(what, 2, key), "1 worker", steady_us(what, 1, key), "us", "")
               for part, key in PARTS.items()),
             row(f"{what} matches: fixed CPU of a run (start-up and end), 2 workers",
