@@ -288,8 +288,8 @@ class LocalExecutor(Executor):
         loaded machine) closes its wake-up pipe while the interpreter's exit hook writes to it
         (CPython 3.11 ``concurrent.futures.process._python_exit``, no lock): an ``OSError:
         [Errno 9] Bad file descriptor`` traceback after the runner's last line."""
-        for pool in self.pools:  # all told first, so the workers end side by side
-            pool.shutdown(wait=False, cancel_futures=True)
+        for pool in self.pools:
+            pool.shutdown(wait=not abort, cancel_futures=True)
         if abort:
             workers = multiprocessing.active_children()
             for worker in workers:
