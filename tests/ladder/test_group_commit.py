@@ -3,7 +3,7 @@ keep exactly what storing them one at a time keeps, on SQLite and PostgreSQL: ev
 the results, the ratings' fold and its history, its queue, and the table's tally, with the
 groups stored out of schedule order, matches of one group on both sides of a gap, and a gap
 left open until the run's end (``settle``); and a group whose storing fails leaves none of
-its matches stored."""
+its matches stored; a match is reported done only once its group is stored."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from arena.ladder.running import SETS_DONE, TABLES
 from arena.ladder.schedule import MatchSpec
 from arena.ladder.store import Store
 
-from .helpers import TEST_KEY, SyntheticExecutor
+from .helpers import TEST_KEY, SyntheticExecutor, stored_count
 from .test_incremental import ladder_at
 
 # what each table holds, less the times a row was written at
@@ -110,3 +110,19 @@ def test_a_group_that_fails_to_store_leaves_none_of_its_matches(
         assert store.stored_mark() == (3,)
     finally:
         store.close()
+
+
+def test_a_match_is_reported_only_once_its_group_is_stored(tmp_path: Path) -> None:
+    """Progress (what the organiser is told is done) never runs ahead of what a reader of the
+    database finds stored, though each job's matches are stored together."""
+    cfg = ladder_at(tmp_path, tmp_path / "tiny.db", bots=4, seats=2, rounds=3)
+    seen: list[tuple[int, int]] = []
+
+    def progress(done: int, _total: int | None, _faults: int, _pace: str) -> None:
+        seen.append((done, stored_count(tmp_path / "tiny.db")))
+
+    executor = SyntheticExecutor()
+    summary = ladder.run_ladder(cfg, executor, progress=progress)
+    assert summary.played == len(ladder.schedule_of(cfg)) == seen[-1][0]
+    assert all(done <= stored for done, stored in seen)
+    assert any(done < stored for done, stored in seen)  # groups of several were stored at once
