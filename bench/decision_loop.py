@@ -20,14 +20,16 @@ applied without asking, welcome and game_over):
 * the match folder: short matches (Happy Mochi cut to one turn, C++ bots kept, pipe) with
   each match's folder on the tmpfs the referee uses and on disk (``/var/tmp``): wall and
   referee CPU per match;
-* workers: ladders on 2 local workers against 1, of long matches (whole Motora games: 48
-  and 96) and of short ones (Happy Mochi cut to one turn: 300 and 600, a small ladder), C++
-  bots kept, on the pipe: matches per second over the whole run (workers started with the
-  run, as ``arena ladder run`` does) and over its second half, the run's start-up and end,
-  and the CPU of the runner, its workers and their bots per match in steady state and fixed
-  per run (from the two lengths; see ``workers``); beside what this machine gives 2
-  processes now against 1 (pure Python spinning in each: 2.0 on 2 idle cores, less when the
-  machine is shared).
+* workers: ladders on 2 local workers against 1, of long matches (whole Motora games: 204
+  and 408) and of short ones (Happy Mochi cut to one turn: 1200 and 2400), C++ bots kept, on
+  the pipe: matches per second over the whole run (workers started with the run, as ``arena
+  ladder run`` does; the goals, 1.7x long and 1.3x short, are on these) and over its second
+  half (steady), the run's start-up and end (its wall time beyond its matches at the steady
+  rate) and the first match stored; the CPU per match in steady state of the runner (its
+  process: storing, rating, tallying, dispatch; bound 600 us on short matches), of the
+  workers (their processes: the referees) and of the bots, and the CPU fixed per run (from
+  the two lengths; see ``workers``); beside what this machine gives 2 processes now against
+  1 (pure Python spinning in each: 2.0 on 2 idle cores, less when the machine is shared).
 
 The kinds are measured in turns, block after block (A B A B ...), so that a load that drifts
 hits all alike, and each row gives the mean 1-minute load average over the blocks it compares.
@@ -87,6 +89,9 @@ SEATS = {"happy_mochi": 2, "mai_star": 3, "motora": 2, "mottainai": 2}
 ENGINE = Path("app/tests/mock/engine/random_mover")  # beside the fastchess binary
 RESULTS = Path(__file__).parent / "results" / "decision_loop.json"
 TARGET_CPU_US = 80.0  # issue 30: the referee's CPU per decision
+# The workers' ladders, in rounds of 12 matches: long 204 and 408 Motora games, short 1200 and
+# 2400 one-turn matches (a real ladder's length: a run of a few seconds is mostly start-up)
+WORKER_ROUNDS = (17, 100)
 TMPFS = workdirs.match_base()  # where this process makes match folders (a tmpfs if there is one)
 DISK = Path("/var/tmp")  # match folders on disk, to compare
 
@@ -341,6 +346,10 @@ def cores(seconds: float = 2.0) -> float:
     return two / spin(seconds)
 
 
+RUNNER_US = 600.0  # issue 30 (runnercpu): the runner's CPU per stored short match
+PARTS = {"runner's": "runner_cpu_s", "workers'": "workers_cpu_s", "bots'": "bots_cpu_s"}
+
+
 def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, Any]]:
     """Ladders on 2 local workers against 1: long matches (whole Motora games, 12 a round) and
     short ones (Happy Mochi cut to one turn), C++ random bots kept, on the pipe; beside what
@@ -348,9 +357,10 @@ def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, 
     and twice that (the ladder the whole-run rates are given for), so that the CPU of the
     runner, its workers and their bots splits into a steady cost per match (the difference of
     the two runs over the matches between them) and a fixed one (start-up and the run's end),
-    figures that a shared machine's load moves far less than wall time. Each ``blocks`` times
-    in turns (1 worker, 2 workers, the spinning processes), so that a drifting load hits all
-    alike; figures are the blocks' means."""
+    figures that a shared machine's load moves far less than wall time; the steady cost is
+    also given apart for the runner (its process), the workers (theirs, bots not counted) and
+    the bots. Each ``blocks`` times in turns (1 worker, 2 workers, the spinning processes), so
+    that a drifting load hits all alike; figures are the blocks' means."""
     pipe, bot = ['transport = "pipe"'], str(CPP_BOT)
     kinds: dict[str, dict[str, Any]] = {
         "long": dict(game="motora", short=False),
@@ -374,15 +384,19 @@ def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, 
     def mean(what: str, n: int, key: str, f: int = 2) -> float:
         return statistics.fmean(r[key] for r in runs[what, n, f])
 
+    def steady_us(what: str, n: int, key: str) -> float:
+        """CPU per match of the longer run beyond the shorter one, in microseconds."""
+        played = {f: runs[what, 1, f][0]["matches"] for f in (1, 2)}
+        cpu = {f: mean(what, n, key, f) for f in (1, 2)}
+        return 1e6 * (cpu[2] - cpu[1]) / (played[2] - played[1])
+
     rows = []
     for what, kind in kinds.items():
-        played = {f: runs[what, 1, f][0]["matches"] for f in (1, 2)}
-        steady_ms, fixed_s = {}, {}
-        for n in (1, 2):
-            cpu = {f: mean(what, n, "cpu_s", f) for f in (1, 2)}
-            steady_ms[n] = 1000 * (cpu[2] - cpu[1]) / (played[2] - played[1])
-            fixed_s[n] = cpu[1] - played[1] * steady_ms[n] / 1000
-        name = f"ladder of {played[2]} {what} matches ({kind['game']}), C++ bots kept, pipe"
+        played = runs[what, 1, 1][0]["matches"]
+        steady_ms = {n: steady_us(what, n, "cpu_s") / 1000 for n in (1, 2)}
+        fixed_s = {n: mean(what, n, "cpu_s", 1) - played * steady_ms[n] / 1000 for n in (1, 2)}
+        longer = runs[what, 1, 2][0]["matches"]
+        name = f"ladder of {longer} {what} matches ({kind['game']}), C++ bots kept, pipe"
         goal = {"long": ">= 1.7", "short": ">= 1.3"}[what]
         rows += [
             row(f"{name}, 2 workers: whole run", mean(what, 2, "matches_per_s"),
@@ -397,6 +411,9 @@ def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, 
                 "first_stored_s"), "1 worker", mean(what, 1, "first_stored_s"), "s", ""),
             row(f"{what} matches: CPU per match in steady state (runner, workers, bots), "
                 "2 workers", steady_ms[2], "1 worker", steady_ms[1], "ms", ""),
+            *(row(f"{what} matches: the {part} CPU per match in steady state, 2 workers",
+                  steady_us(what, 2, key), "1 worker", steady_us(what, 1, key), "us", "")
+              for part, key in PARTS.items()),
             row(f"{what} matches: fixed CPU of a run (start-up and end), 2 workers",
                 fixed_s[2], "1 worker", fixed_s[1], "s", ""),
             row(f"{name}, 2 workers: the fewest jobs in flight (the dispatcher slows down "
@@ -404,6 +421,9 @@ def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, 
                 "matches finished below its slots)",
                 min(r["fewest_in_flight"] for r in runs[what, 2, 2]), "its slots", 4, "jobs", ""),
         ]  # fmt: skip
+    rows.append(row("short matches: the runner's CPU per stored match in steady state, "
+                    "1 worker", steady_us("short", 1, "runner_cpu_s"), "the bound asked of it",
+                    RUNNER_US, "us", "<= 1"))  # fmt: skip
     floor = statistics.fmean(floors)
     rows.append(row("2 processes spinning in pure Python", floor, "1 process", 1.0, "x", ""))
     for line in rows:
@@ -483,14 +503,14 @@ def main() -> None:
     args = parser.parse_args()
     os.chdir(ROOT)
     if args.workers:  # saved apart: the whole table stays as its last full run left it
-        rows = workers(4, 25, 2 if args.quick else 4)
+        rows = workers(*WORKER_ROUNDS, 2 if args.quick else 4)
         report(rows, RESULTS.with_name("workers.json"), quick=args.quick)
         return
     engines = find_engine(args.fastchess, args.fastchess_engine) if args.fastchess else None
     scale = 1 if args.quick else 4
     totals = measure(2 * scale, 2, 1000, 5, engines)
     counts = {kind: sample.count for kind, sample in totals.items()}
-    rows = [*rows_of(totals, other_games(scale)), *workers(4, 25, max(2, scale))]
+    rows = [*rows_of(totals, other_games(scale)), *workers(*WORKER_ROUNDS, max(2, scale))]
     report(rows, RESULTS, quick=args.quick, counts=counts)
 
 

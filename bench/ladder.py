@@ -18,7 +18,9 @@ ladder database is filled by :func:`arena.ladder.run.run_ladder`, and we report:
   workers) / wall. Besides the runner's own work it holds process dispatch and idle workers;
 * the CPU time per match of the runner, its workers and their bots together (``getrusage`` of
   this process and its descendants, once the workers have stopped): on a shared machine this
-  moves far less with the others' load than wall time.
+  moves far less with the others' load than wall time; and apart, the runner's own (this
+  process, every thread), the workers' own (their processes, read from /proc just before they
+  stop) and the rest, their bots' (sandbox and bot processes).
 
     python bench/ladder.py [--matches N]
 
@@ -28,6 +30,7 @@ Prints a table and saves bench/results/ladder.json.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -113,10 +116,10 @@ def measure(
     ``workers`` local worker processes)."""
     timer = Timer()
     rerate, observe = loop.LadderSchedule.rerate, Concurrency.observe
-    originals = (ladder.schedule_of, rerate, store.Store.record_match)
+    originals = (ladder.schedule_of, rerate, store.Store.record_matches)
     ladder.schedule_of = timer.wrap(ladder.schedule_of)
     loop.LadderSchedule.rerate = timer.wrap(rerate)  # type: ignore[method-assign]
-    store.Store.record_match = timer.wrap(store.Store.record_match)
+    store.Store.record_matches = timer.wrap(store.Store.record_matches)
     limits: list[tuple[int, int]] = []  # (jobs in flight allowed, slots) after each match
 
     def observed(self: Concurrency, returned: Any) -> None:
@@ -127,18 +130,19 @@ def measure(
     try:
         with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
             cfg = load_ladder(ladder_file(Path(tmp), rounds, settings, **kind))
-            started, cpu = time.perf_counter(), cpu_seconds()
+            started, cpu, own = time.perf_counter(), cpu_seconds(), runner_seconds()
             stored: list[float] = []  # when each match was stored
             with executor() if executor else LocalExecutor(workers) as running:
                 summary = ladder.run_ladder(
                     cfg, running, progress=lambda *_: stored.append(time.perf_counter())
                 )
+                workers_s = workers_seconds(running)
             wall = time.perf_counter() - started
-            cpu = cpu_seconds() - cpu
+            cpu, own = cpu_seconds() - cpu, runner_seconds() - own
             with sqlite3.connect(cfg.database) as conn:
                 referee_ms = conn.execute("SELECT SUM(duration_ms) FROM matches").fetchone()[0]
     finally:
-        ladder.schedule_of, loop.LadderSchedule.rerate, store.Store.record_match = originals
+        ladder.schedule_of, loop.LadderSchedule.rerate, store.Store.record_matches = originals
         Concurrency.observe = observe  # type: ignore[method-assign]
     steady = steady_rate(stored[1:])
     return {
@@ -157,6 +161,9 @@ def measure(
         "outside_referee_share": round(1 - referee_ms / 1000 / workers / wall, 4),
         "cpu_ms_per_match": round(cpu * 1000 / summary.played, 2),
         "cpu_s": round(cpu, 3),
+        "runner_cpu_s": round(own, 3),
+        "workers_cpu_s": round(workers_s, 3),
+        "bots_cpu_s": round(cpu - own - workers_s, 3),
     }
 
 
@@ -165,6 +172,25 @@ def steady_rate(stored: list[float]) -> float:
     and so have its kept bots, so this is the rate a long ladder runs at."""
     half = stored[len(stored) // 2 :]
     return (len(half) - 1) / (half[-1] - half[0])
+
+
+def runner_seconds() -> float:
+    """CPU time of this process alone (every thread): the runner."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
+def workers_seconds(executor: Executor) -> float:
+    """CPU time of the local workers' own processes so far, their bots not counted (read from
+    /proc before they stop); 0 for another executor."""
+    if not isinstance(executor, LocalExecutor):
+        return 0.0
+    ticks = 0
+    for pid in executor.worker_pids():
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_seconds() -> float:

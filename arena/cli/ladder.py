@@ -264,6 +264,23 @@ def _executor(workers: int, cluster: str | None) -> Executor:
         _fail(str(exc))
 
 
+def _runnable(path: Path, fmt: str, follow: bool) -> LadderConfig:
+    """The ladder file, read and checked for ``run`` (its bots, ``--follow``, this host)."""
+    cfg = _config(path, fmt, check_bots=True)
+    if follow != (cfg.follow is not None):
+        _fail(
+            f"{path}: --follow runs a following ladder (a file with a [follow] table)"
+            if follow
+            else f"{path}: a following ladder ([follow] table) runs with --follow"
+        )
+    try:
+        if loop.check_host(cfg) == "rlimits":
+            typer.echo(f"arena: warning: {sandbox.UNSANDBOXED}", err=True)
+    except loop.HostFailure as exc:
+        _fail(str(exc), code=HOST_EXIT)
+    return cfg
+
+
 @ladder_app.command()
 def run(
     path: FileArg,
@@ -284,22 +301,19 @@ def run(
     command resumes. With --follow (a ladder file with a [follow] table) it plays on until
     stopped, one duplicate set at a time, re-reading the file and the registry before each.
     """
-    cfg = _config(path, fmt, check_bots=True)
-    if follow != (cfg.follow is not None):
-        _fail(
-            f"{path}: --follow runs a following ladder (a file with a [follow] table)"
-            if follow
-            else f"{path}: a following ladder ([follow] table) runs with --follow"
-        )
+    count = workers or os.cpu_count() or 1
+    # local workers start first: they import while the file is read and its bots checked
+    local = LocalExecutor(count) if cluster is None else None
     try:
-        if loop.check_host(cfg) == "rlimits":
-            typer.echo(f"arena: warning: {sandbox.UNSANDBOXED}", err=True)
-    except loop.HostFailure as exc:
-        _fail(str(exc), code=HOST_EXIT)
+        cfg = _runnable(path, fmt, follow)
+    except BaseException:
+        if local is not None:
+            local.close(abort=True)
+        raise
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops like Ctrl-C
     try:
         with (
-            _executor(workers or os.cpu_count() or 1, cluster) as executor,
+            local or _executor(count, cluster) as executor,
             _progress(cfg.name, quiet) as progress,
         ):  # a following ladder returns only when stopped (Ctrl-C, SIGTERM: below)
             summary = ladder.run_ladder(cfg, executor, progress)

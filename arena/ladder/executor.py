@@ -134,10 +134,15 @@ class Executor(ABC):
     """Where matches run. ``slots`` is how many jobs to keep submitted at once."""
 
     slots: int
+    homes = 1  # workers that keep bots of their own, each fed its share (``submit_to``)
 
     @abstractmethod
     def submit(self, jobs: list[MatchJob]) -> Any:
         """Start a job playing ``jobs`` one after another (:func:`run_batch`); a future."""
+
+    def submit_to(self, jobs: list[MatchJob], home: int) -> Any:
+        """:meth:`submit` on the worker ``home`` (below ``homes``), whose kept bots they need."""
+        return self.submit(jobs)
 
     @abstractmethod
     def wait(self, futures: list[Any]) -> list[Any]:
@@ -196,59 +201,83 @@ def _worker_start(parent: int) -> None:
 
 
 class LocalExecutor(Executor):
-    """A pool of ``workers`` local processes."""
+    """``workers`` local processes, each in a pool of its own, so that a job goes to the worker
+    whose kept bots it needs (its ``home``, see :class:`Dispatcher`) and a worker that dies
+    takes only its own jobs along."""
 
     def __init__(self, workers: int) -> None:
-        self.workers = workers
+        self.workers = self.homes = workers
         self.slots = 2 * workers
-        self.pool = self._pool()
+        _quiet_resource_tracker()
+        self.started: list[cf.Future[int]] = []  # each worker's pid, as it started
+        self.pools = [self._pool(home) for home in range(workers)]
         self.retired: list[cf.ProcessPoolExecutor] = []  # broken pools, joined on close
-        self.origin: dict[Any, tuple[cf.ProcessPoolExecutor, int]] = {}
+        self.origin: dict[Any, tuple[cf.ProcessPoolExecutor, int, int]] = {}
+        self.in_flight = [0] * workers
         self.runtime_links: dict[str | None, tuple[Path, ...]] = {}  # found once, for all
 
-    def _pool(self) -> cf.ProcessPoolExecutor:
-        """A pool whose workers are all started now, while the runner prepares the ladder."""
-        _quiet_resource_tracker()
+    def _pool(self, home: int) -> cf.ProcessPoolExecutor:
+        """A one-worker pool whose worker is started now, while the runner prepares the
+        ladder."""
         pool = cf.ProcessPoolExecutor(
-            self.workers,
+            1,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_worker_start,
             initargs=(os.getpid(),),
         )
         with _main_not_rerun():
-            for _ in range(self.workers):  # each starts a worker: none is idle before they run
-                pool.submit(os.getpid)
+            started = pool.submit(os.getpid)
+        if home < len(self.started):
+            self.started[home] = started
+        else:
+            self.started.append(started)
         return pool
 
-    def _renew(self, pool: cf.ProcessPoolExecutor) -> None:
-        """A worker of ``pool`` died, which broke it: start a fresh pool, once."""
-        if pool is self.pool:
+    def _renew(self, home: int, pool: cf.ProcessPoolExecutor) -> None:
+        """The worker of ``pool`` died, which broke it: start a fresh one in its place, once."""
+        if pool is self.pools[home]:
             pool.shutdown(wait=False, cancel_futures=True)
             self.retired.append(pool)
-            self.pool = self._pool()
+            self.pools[home] = self._pool(home)
+
+    def worker_pids(self) -> list[int]:
+        """The workers' process ids (waiting for them to start)."""
+        return [started.result() for started in self.started]
 
     def submit(self, jobs: list[MatchJob]) -> Any:
+        """Start ``jobs`` on the worker with the fewest jobs in flight, their lane's home
+        first."""
+        lane = jobs[0].lane % self.homes if jobs else 0
+        return self.submit_to(
+            jobs, min(range(self.homes), key=lambda h: (self.in_flight[h], h != lane))
+        )
+
+    def submit_to(self, jobs: list[MatchJob], home: int) -> Any:
         plain = [job.as_dict() for job in jobs]
         if not self.runtime_links:  # the bots see the runner's PATH (sandbox.bot_environment)
             path_env = os.environ.get("PATH")
             self.runtime_links[path_env] = paths.runtime_links(path_env)
+        pool = self.pools[home]
         try:
-            future = self.pool.submit(run_batch, plain, self.runtime_links)
-        except cf.process.BrokenProcessPool:  # a worker just died; nothing of this job ran
-            self._renew(self.pool)
-            future = self.pool.submit(run_batch, plain, self.runtime_links)
-        self.origin[future] = (self.pool, len(jobs))
+            future = pool.submit(run_batch, plain, self.runtime_links)
+        except cf.process.BrokenProcessPool:  # its worker just died; nothing of this job ran
+            self._renew(home, pool)
+            pool = self.pools[home]
+            future = pool.submit(run_batch, plain, self.runtime_links)
+        self.origin[future] = (pool, home, len(jobs))
+        self.in_flight[home] += 1
         return future
 
     def wait(self, futures: list[Any]) -> list[Any]:
         return list(cf.wait(futures, return_when=cf.FIRST_COMPLETED).done)
 
     def outcome(self, future: Any) -> list[Returned]:
-        pool, count = self.origin.pop(future)
+        pool, home, count = self.origin.pop(future)
+        self.in_flight[home] -= 1
         try:
             return [Returned.from_dict(r) for r in future.result()]
         except cf.process.BrokenProcessPool as exc:
-            self._renew(pool)
+            self._renew(home, pool)
             return _voids(count, exc, worker_died=True)
         except Exception as exc:
             return _voids(count, exc)
@@ -259,7 +288,8 @@ class LocalExecutor(Executor):
         loaded machine) closes its wake-up pipe while the interpreter's exit hook writes to it
         (CPython 3.11 ``concurrent.futures.process._python_exit``, no lock): an ``OSError:
         [Errno 9] Bad file descriptor`` traceback after the runner's last line."""
-        self.pool.shutdown(wait=not abort, cancel_futures=True)
+        for pool in self.pools:
+            pool.shutdown(wait=not abort, cancel_futures=True)
         if abort:
             workers = multiprocessing.active_children()
             for worker in workers:
@@ -269,7 +299,7 @@ class LocalExecutor(Executor):
                 if worker.is_alive():
                     worker.kill()
                     worker.join()
-        for pool in (*self.retired, self.pool):
+        for pool in (*self.retired, *self.pools):
             pool.shutdown(wait=True)  # its workers are gone: its manager thread ends now
 
 
@@ -419,36 +449,49 @@ class Concurrency:
 
 class Dispatcher:
     """Keeps the executor's slots full and yields ``(job, result)`` as matches finish, in any
-    order, one per match however they were batched.
+    order, one per match however they were batched (:meth:`finished`: a job's together).
 
     Two matches of one ``deal`` are never in two batches in flight at once: they share the
     cards, and seats in concurrent matches could pass them on. They may share one batch
     (played one after another by one worker); otherwise the second waits and the matches
     queued behind it go first.
+
+    An executor whose workers keep bots of their own (``homes``: local workers) gets each
+    match on the worker of its lane (``lane % homes``), so a bot's kept process for a lane is
+    started by one worker only, not by each; the jobs in flight are shared alike among the
+    workers. A worker with nothing of its own left takes from the longest other queue, so
+    none idles near the end.
     """
 
     def __init__(self, executor: Executor, jobs: Iterable[Job] = ()) -> None:
         self.executor = executor
-        self.queue = deque(jobs)
+        self.queues: list[deque[Job]] = [deque() for _ in range(executor.homes)]
+        for job in jobs:
+            self.add(job)
         self.running: dict[Any, list[Job]] = {}
+        self.home_of: dict[Any, int] = {}  # each job in flight's worker
         self.match_ms: float | None = None  # the referee's recent time per match
         self.concurrency = Concurrency(executor.slots)
         self.stopped = False
 
+    def _queue(self, job: Job) -> deque[Job]:
+        return self.queues[job.match.lane % len(self.queues)]
+
     def add(self, job: Job) -> None:
         """Run ``job`` after everything queued."""
-        self.queue.append(job)
+        self._queue(job).append(job)
 
     def again(self, job: Job, solo: bool = False) -> None:
         """Run ``job`` once more, before anything not yet started; alone if ``solo``."""
         job.attempt += 1
         job.solo = job.solo or solo
-        self.queue.appendleft(job)
+        self._queue(job).appendleft(job)
 
     def stop(self) -> None:
         """Start nothing more; the jobs in flight still finish."""
         self.stopped = True
-        self.queue.clear()
+        for queue in self.queues:
+            queue.clear()
 
     def batch_size(self) -> int:
         """How many matches the next job may hold: about ``BATCH_MS`` of them, measured from
@@ -457,25 +500,31 @@ class Dispatcher:
             return 1
         return max(1, min(MOST_MATCHES, int(BATCH_MS / max(self.match_ms, 0.01))))
 
-    def _next_batch(self) -> list[Job]:
-        """The next job's matches, or none when nothing may start now. A solo job alone, with
-        nothing else in flight; else the queued jobs up to the first solo one whose deal is not
-        in flight, at most a batch and at most a fair share of the queue per slot, so no worker
+    def _next_batch(self, home: int) -> list[Job]:
+        """The next job's matches for worker ``home``, or none when nothing may start now. A
+        solo job alone, with nothing else in flight; else the jobs queued for it (if none, the
+        longest other queue's) up to the first solo one whose deal is not in flight, at most a
+        batch and at most a fair share of that queue per slot of the worker, so no worker
         idles near the end."""
-        if not self.queue or len(self.running) >= self.concurrency.limit:
+        if not any(self.queues) or len(self.running) >= self.concurrency.limit:
             return []
         if any(batch[0].solo for batch in self.running.values()):
             return []
-        if self.queue[0].solo:
-            return [] if self.running else [self.queue.popleft()]
+        solo = next((q for q in self.queues if q and q[0].solo), None)
+        if solo is not None:
+            return [] if self.running else [solo.popleft()]
+        slots = math.ceil(self.concurrency.limit / len(self.queues))  # of each worker
+        if sum(h == home for h in self.home_of.values()) >= slots:
+            return []
+        queue = self.queues[home] or max(self.queues, key=len)
         busy = {job.deal for batch in self.running.values() for job in batch}
-        size = min(self.batch_size(), math.ceil(len(self.queue) / self.concurrency.limit))
+        size = min(self.batch_size(), math.ceil(len(queue) / slots))
         batch: list[Job] = []
         waiting: list[Job] = []
-        while self.queue and len(batch) < size and not self.queue[0].solo:
-            job = self.queue.popleft()
+        while queue and len(batch) < size and not queue[0].solo:
+            job = queue.popleft()
             (waiting if job.deal is not None and job.deal in busy else batch).append(job)
-        self.queue.extendleft(reversed(waiting))
+        queue.extendleft(reversed(waiting))
         return batch
 
     def _measure(self, results: list[Returned]) -> None:
@@ -486,20 +535,34 @@ class Dispatcher:
                 self.match_ms = ms if self.match_ms is None else 0.8 * self.match_ms + 0.2 * ms
 
     def _fill(self) -> None:
-        """Hand out jobs while a slot is free and something may start."""
-        while batch := self._next_batch():
-            self.running[self.executor.submit([j.match for j in batch])] = batch
+        """Hand out jobs while a slot is free and something may start, a worker at a time."""
+        handed = True
+        while handed:
+            handed = False
+            for home in range(len(self.queues)):
+                if batch := self._next_batch(home):
+                    future = self.executor.submit_to([j.match for j in batch], home)
+                    self.running[future], self.home_of[future] = batch, home
+                    handed = True
 
     def __iter__(self) -> Iterator[tuple[Job, Returned]]:
-        while self.queue or self.running:
+        for finished in self.finished():
+            yield from finished
+
+    def finished(self) -> Iterator[list[tuple[Job, Returned]]]:
+        """The matches of each job as it finishes, together, so the runner can store them in
+        one transaction."""
+        while any(self.queues) or self.running:
             self._fill()
             for future in self.executor.wait(list(self.running)):
                 batch = self.running.pop(future)
+                del self.home_of[future]
                 results = self.executor.outcome(future)
                 played, unplayed = batch[: len(results)], batch[len(results) :]
                 if not self.stopped:  # after a host void: not attempted, as if never handed out
-                    self.queue.extendleft(reversed(unplayed))
+                    for job in reversed(unplayed):
+                        self._queue(job).appendleft(job)
                 self._measure(results)
                 if all(r.void is None for r in results):  # else the runner may stop or retry
                     self._fill()  # the worker plays on while the runner stores these
-                yield from zip(played, results, strict=True)
+                yield list(zip(played, results, strict=True))

@@ -8,6 +8,7 @@ runner's. Each side converts them with the one pair of functions here: ``as_dict
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,17 +68,17 @@ class MatchJob:
             "game": self.game,
             "seed": self.seed,
             "options": self.options,
-            "limits": self.limits.as_dict(),
-            "sandbox_limits": self.sandbox_limits.as_dict(),
+            "limits": _plain(self.limits),
+            "sandbox_limits": _plain(self.sandbox_limits),
             "sandbox": self.sandbox,
-            "policy": self.policy.as_dict(),
+            "policy": _plain(self.policy),
             "bots": [
                 {
                     "name": b.name,
                     "command": list(b.command),
                     "cwd": None if b.cwd is None else str(b.cwd),
                     "transport": b.transport,
-                    "limits": b.limits.as_dict() if b.limits else None,
+                    "limits": _plain(b.limits) if b.limits else None,
                     "reuse": b.reuse,
                 }
                 for b in self.bots
@@ -111,6 +112,18 @@ class MatchJob:
             replay=None if data["replay"] is None else Path(data["replay"]),
             lane=data["lane"],
         )
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_plain(part: Limits | SandboxLimits | FaultPolicy) -> dict[str, Any]:
+    return part.as_dict()
+
+
+def _plain(part: Limits | SandboxLimits | FaultPolicy) -> dict[str, Any]:
+    """``part.as_dict()``, converted once per distinct object: every job of a ladder holds the
+    same few, and ``dataclasses.asdict`` copies deeply (a sixth of the runner's work per short
+    match). A copy, so no two jobs share one dict."""
+    return dict(_cached_plain(part))
 
 
 @dataclass(frozen=True)

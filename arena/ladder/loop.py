@@ -3,8 +3,8 @@
 Every way of playing goes through :func:`play`: a ladder file's fixed round robin (``run.py``),
 a following ladder (``follow.py``) and ``arena test`` (``sprt.py``) are each a
 :class:`Schedule`. The loop asks the schedule for matches to hand out (``next``), hands them to
-the executor, stores each finished match in its own transaction, tells the schedule what became
-of each (``stored``, ``abandoned``), and stops when the schedule's stopping rule says so
+the executor, stores the matches each job played in one transaction, tells the schedule what
+became of each (``stored``, ``abandoned``), and stops when the schedule's stopping rule says so
 (``finished``), when asked to (``stop``: nothing more is handed out, the matches in flight
 finish and are stored) or when this machine fails. Whenever nothing is in flight and a match
 was stored since, and at the end, the schedule settles what it keeps (``Schedule.settle``: the
@@ -237,15 +237,17 @@ class _Loop:
                         break
                     self.stopped = self.stop()
                     continue
-            for job, returned in self.dispatcher:
-                if not self.settle(job, returned):
-                    continue  # played again
-                report(self.done(), self.schedule.total(), self.tally.faults, pace())
-                self.stopped = self.stop()
-                if self.halted():
-                    self.dispatcher.stop()
-                elif self.held:  # else a pause: settle before the schedule is asked again
-                    self.hand_out()
+            for finished in self.dispatcher.finished():
+                self.store_all([(job, r) for job, r in finished if r.void is None])
+                for job, returned in finished:
+                    if not self.settle(job, returned):
+                        continue  # played again
+                    report(self.done(), self.schedule.total(), self.tally.faults, pace())
+                    self.stopped = self.stop()
+                    if self.halted():
+                        self.dispatcher.stop()
+                    elif self.held:  # else a pause: settle before the schedule is asked again
+                        self.hand_out()
         self.catch_up(always=True)
         self.store.check_still_there()
         if self.host_failure:
@@ -283,13 +285,19 @@ class _Loop:
             deal = spec.set_id if authors.intersection(spec.table) else None
             self.dispatcher.add(Job(MatchJob.of(cfg, spec, self.key), solo=voids > 0, deal=deal))
 
+    def store_all(self, done: list[tuple[Job, Returned]]) -> None:
+        """Store the matches of a finished job that were played, in one transaction (group
+        commit: none of them is reported before all are stored)."""
+        if done:
+            matches = [(self.held[job.key], r.result or {}, job.attempt) for job, r in done]
+            self.store.record_matches(matches)
+            self.store.check_still_there()
+
     def settle(self, job: Job, returned: Returned) -> bool:
-        """Store a match or record its void; False when it is played again."""
+        """Count a stored match or record its void; False when it is played again."""
         spec = self.held[job.key]
         if returned.void is None:
             assert returned.result is not None
-            self.store.record_match(spec, returned.result, job.attempt)
-            self.store.check_still_there()
             del self.held[job.key]
             self.tally.played += 1
             self.tally.faults += sum(1 for s in returned.result["seats"] if s["status"] != "ok")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import astuple
 from typing import TYPE_CHECKING
 
@@ -81,24 +81,27 @@ class RatingStream:
         self.scheduled = scheduled
         self.kept = Kept(cfg)
 
-    def stored(self, store: Store, spec: MatchSpec) -> None:
-        """``spec``'s match was just inserted (inside its transaction): rate it and what it
-        unblocks, and keep its set's tally. Behind the rated prefix, or on a fold not this
-        one, both are marked stale for :meth:`settle` to rebuild."""
+    def stored(self, store: Store, specs: Sequence[MatchSpec]) -> None:
+        """``specs``' matches were just inserted, in this order (inside their transaction):
+        rate them and what they unblock, and keep their sets' tally, exactly as if each had
+        been stored alone (the fold goes in schedule order, the sets are added in the order
+        of their last match either way). Behind the rated prefix, or on a fold not this one,
+        both are marked stale for :meth:`settle` to rebuild."""
         rating, running, rated_from = store.metas(RATING_KEY, RUNNING_KEY, RATED_NEXT)
         if rating != self.key or running != self.kept.key:
             return
         rated_next = int(rated_from or 0)
-        position = rated_next + len(store.queue()) if self.append else spec.position
-        if position < rated_next:
+        if self.append:  # the storage order: after what is rated and what waits
+            first = rated_next + len(store.queue())
+            arrived = {first + i: spec.match_id for i, spec in enumerate(specs)}
+        else:
+            arrived = {spec.position: spec.match_id for spec in specs}
+        if min(arrived) < rated_next:
             store.set_metas({RATING_KEY: "", RUNNING_KEY: ""})
             return
-        if position > rated_next:  # behind a gap (the queue never holds rated_next): it waits
-            store.queue_rating(position, spec.match_id)
-            rated = rated_next
-        else:
-            rated = self.drain(store, rated_next, everything=False, arrived=spec.match_id)
-        self.kept.stored(store, position, spec.match_id, spec.set_id, rated)
+        rated = self.drain(store, rated_next, everything=False, arrived=arrived)
+        sets = {spec.match_id: spec.set_id for spec in specs}
+        self.kept.stored(store, [(p, m, sets[m]) for p, m in arrived.items()], rated)
 
     def fresh(self, store: Store) -> bool:
         """Whether the stored fold and tally are this stream's."""
@@ -111,26 +114,30 @@ class RatingStream:
             self.kept.release(store, rated)
 
     def drain(
-        self, store: Store, rated_next: int, everything: bool, arrived: str | None = None
+        self,
+        store: Store,
+        rated_next: int,
+        everything: bool,
+        arrived: Mapping[int, str] | None = None,
     ) -> int:
-        """Rate the queued matches from ``rated_next`` on in order: those with no gap before
-        them, or (``everything``: nothing is in flight) all of them; where the rated prefix
-        ends now. ``arrived``: the match just stored at ``rated_next``, rated first (never
-        queued: it would leave the queue in the same transaction)."""
-        ready = [] if arrived is None else [(rated_next, arrived)]
-        rated_next += len(ready)
-        queued = []
-        for position, match_id in store.queue():
+        """Rate the queued matches and those ``arrived`` (just stored: position -> id) from
+        ``rated_next`` on in order: those with no gap before them, or (``everything``: nothing
+        is in flight) all of them; the arrived ones left behind a gap wait in the queue. Where
+        the rated prefix ends now."""
+        arrived = arrived or {}
+        queued = store.queue()
+        ready = []
+        for position, match_id in sorted([*queued, *arrived.items()]):
             if position != rated_next and not everything:
                 break
             ready.append((position, match_id))
-            queued.append(position)
             rated_next = position + 1
+        store.queue_ratings([(p, m) for p, m in arrived.items() if p >= rated_next])
         if not ready:
             return rated_next
         records = store.records_of({match_id: position for position, match_id in ready})
         self.fold(store, records)
-        store.unqueue_ratings(queued, rated_next)
+        store.unqueue_ratings([p for p, _ in queued if p < rated_next], rated_next)
         return rated_next
 
     def fold(self, store: Store, records: Iterable[MatchRecord]) -> None:

@@ -143,15 +143,17 @@ class Kept:
 
     # -- the writer ----------------------------------------------------------------------------
 
-    def stored(self, store: Store, position: int, match_id: str, set_id: str, rated: int) -> None:
-        """``match_id`` (of set ``set_id``) was just inserted at ``position``, inside its
-        transaction, and the ratings' prefix now ends before ``rated``: it waits in
-        ``pending``, and the sets it lets through are added (:meth:`release`). The caller
+    def stored(self, store: Store, arrived: Sequence[tuple[int, str, str]], rated: int) -> None:
+        """The matches ``arrived`` (position, match id, set id) were just inserted, inside
+        their transaction, and the ratings' prefix now ends before ``rated``: they wait in
+        ``pending``, and the sets they let through are added (:meth:`release`). The caller
         checked that the tally kept is this one (:meth:`fresh`). Stored behind a gap (the
-        prefix did not move, and nothing before it waits: every release leaves none) it lets
+        prefix did not move, and nothing before it waits: every release leaves none) they let
         nothing through, so nothing is looked for."""
-        store.conn.execute("INSERT INTO pending VALUES (?, ?, ?)", (match_id, set_id, position))
-        if position < rated:
+        store.conn.executemany(
+            "INSERT INTO pending VALUES (?, ?, ?)", [(m, s, p) for p, m, s in arrived]
+        )
+        if min(p for p, _, _ in arrived) < rated:
             self.release(store, rated)
 
     def release(self, store: Store, rated: int) -> None:

@@ -420,63 +420,24 @@ class Store:
 
     def record_match(self, spec: MatchSpec, result: Mapping[str, Any], attempts: int) -> None:
         """Store one finished match and its seats, atomically."""
-        finished = time.time()
-        row = (
-            spec.match_id,
-            spec.set_id,
-            spec.round,
-            spec.rotation,
-            spec.seed,
-            json.dumps(list(spec.bots)),
-            "done",
-            result["game"],
-            result["game_version"],
-            json.dumps(result["options"], sort_keys=True),
-            json.dumps(result["outcome"], sort_keys=True),
-            result["decisions"],
-            result["duration_ms"],
-            finished - result["duration_ms"] / 1000,
-            finished,
-            attempts,
-            result["worker"],
-            result["sandbox"],
-            result["replay_path"],
-            json.dumps(result.get("sched", {}), sort_keys=True),
-        )
+        self.record_matches([(spec, result, attempts)])
+
+    def record_matches(self, matches: Sequence[tuple[MatchSpec, Mapping[str, Any], int]]) -> None:
+        """Store finished matches (each with how many attempts it took) and their seats, in one
+        transaction: all of them or none. Each is rated and tallied in turn, in this order,
+        as if stored alone."""
+        rows = [
+            _match_row(spec, result, attempts, time.time()) for spec, result, attempts in matches
+        ]
         seats = [
-            (
-                spec.match_id,
-                s["seat"],
-                s["name"],
-                s["score"],
-                s["rank"],
-                s["status"],
-                s["detail"],
-                s["decisions"],
-                s["time_ms"],
-                s["max_ms"],
-                json.dumps(s["warnings"], sort_keys=True),
-                s["transport"],
-                s["sandbox"],
-                s["exit_code"],
-                s["signal"],
-                s["bank_left_ms"],
-                s["cpu_ms"],
-                s["peak_memory_kb"],
-                s["strikes"],
-                json.dumps(s["incidents"]),
-                s["log_tail"],
-            )
-            for s in result["seats"]
+            _seat_row(spec.match_id, s) for spec, result, _ in matches for s in result["seats"]
         ]
         with self.transaction():
-            self.conn.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
-            self.conn.executemany(
-                f"INSERT INTO results VALUES ({', '.join('?' * len(seats[0]))})", seats
-            )
+            self.conn.executemany(f"INSERT INTO matches VALUES ({_marks(rows[0])})", rows)
+            self.conn.executemany(f"INSERT INTO results VALUES ({_marks(seats[0])})", seats)
             if self.stream is not None:
-                self.stream.stored(self, spec)
-            self._changed()
+                self.stream.stored(self, [spec for spec, _, _ in matches])
+            self._changed(len(matches))
 
     def record_void(
         self, match_id: str, attempt: int, reason: str, seats: Sequence[str], blame: Blame
@@ -577,10 +538,13 @@ class Store:
             return (int(row[0]),)
         return tuple(self.conn.execute("SELECT COUNT(*), MAX(finished_at) FROM matches").fetchone())
 
-    def _changed(self) -> None:
-        """Count a change of the stored matches (inside the transaction that made it)."""
+    def _changed(self, count: int = 1) -> None:
+        """Count ``count`` changes of the stored matches (inside the transaction that made
+        them)."""
         self.conn.execute(
-            "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'changes'"
+            "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + ? AS TEXT) "
+            "WHERE key = 'changes'",
+            (count,),
         )
 
     def replay_path(self, match_id: str) -> Path | None:
@@ -772,8 +736,9 @@ class Store:
         rows = self.conn.execute("SELECT position, match_id FROM rating_queue ORDER BY position")
         return [(r[0], r[1]) for r in rows]
 
-    def queue_rating(self, position: int, match_id: str) -> None:
-        self.conn.execute("INSERT INTO rating_queue VALUES (?, ?)", (position, match_id))
+    def queue_ratings(self, waiting: Sequence[tuple[int, str]]) -> None:
+        """The stored matches ``waiting`` (position, id) wait to be rated (a gap before them)."""
+        self.conn.executemany("INSERT INTO rating_queue VALUES (?, ?)", waiting)
 
     def unqueue_ratings(self, positions: Sequence[int], rated_next: int) -> None:
         """The queued ``positions`` are rated; the next position to rate is ``rated_next``."""
@@ -821,6 +786,65 @@ class Store:
 
     def count_matches(self) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+
+
+def _match_row(
+    spec: MatchSpec, result: Mapping[str, Any], attempts: int, finished: float
+) -> tuple[Any, ...]:
+    """The ``matches`` row of a finished match (stored at ``finished``)."""
+    return (
+        spec.match_id,
+        spec.set_id,
+        spec.round,
+        spec.rotation,
+        spec.seed,
+        json.dumps(list(spec.bots)),
+        "done",
+        result["game"],
+        result["game_version"],
+        json.dumps(result["options"], sort_keys=True),
+        json.dumps(result["outcome"], sort_keys=True),
+        result["decisions"],
+        result["duration_ms"],
+        finished - result["duration_ms"] / 1000,
+        finished,
+        attempts,
+        result["worker"],
+        result["sandbox"],
+        result["replay_path"],
+        json.dumps(result.get("sched", {}), sort_keys=True),
+    )
+
+
+def _seat_row(match_id: str, s: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The ``results`` row of one seat of a finished match."""
+    return (
+        match_id,
+        s["seat"],
+        s["name"],
+        s["score"],
+        s["rank"],
+        s["status"],
+        s["detail"],
+        s["decisions"],
+        s["time_ms"],
+        s["max_ms"],
+        json.dumps(s["warnings"], sort_keys=True),
+        s["transport"],
+        s["sandbox"],
+        s["exit_code"],
+        s["signal"],
+        s["bank_left_ms"],
+        s["cpu_ms"],
+        s["peak_memory_kb"],
+        s["strikes"],
+        json.dumps(s["incidents"]),
+        s["log_tail"],
+    )
+
+
+def _marks(row: Sequence[Any]) -> str:
+    return ", ".join("?" * len(row))
 
 
 def _records(

@@ -136,7 +136,7 @@ class Watched(Executor):
 
     def __init__(self, inner: Executor) -> None:
         self.inner = inner
-        self.slots = inner.slots
+        self.slots, self.homes = inner.slots, inner.homes
         self.lock = threading.Lock()
         self.held: dict[Any, list[str]] = {}
 
@@ -145,7 +145,12 @@ class Watched(Executor):
             return {match_id for ids in self.held.values() for match_id in ids}
 
     def submit(self, jobs: list[MatchJob]) -> Any:
-        future = self.inner.submit(jobs)
+        return self._watch(self.inner.submit(jobs), jobs)
+
+    def submit_to(self, jobs: list[MatchJob], home: int) -> Any:
+        return self._watch(self.inner.submit_to(jobs, home), jobs)
+
+    def _watch(self, future: Any, jobs: list[MatchJob]) -> Any:
         with self.lock:
             self.held[future] = [job.match_id for job in jobs]
         return future

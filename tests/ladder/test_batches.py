@@ -14,6 +14,7 @@ import concurrent.futures as cf
 import os
 import signal
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +48,9 @@ class Recording(LocalExecutor):
         super().__init__(workers)
         self.sizes: list[int] = []
 
-    def submit(self, jobs: list[MatchJob]) -> Any:
+    def submit_to(self, jobs: list[MatchJob], home: int) -> Any:
         self.sizes.append(len(jobs))
-        return super().submit(jobs)
+        return super().submit_to(jobs, home)
 
 
 def rows(db: Path, query: str) -> list[tuple]:
@@ -90,8 +91,9 @@ def test_large_batches_store_exactly_what_single_matches_store(
 ) -> None:
     path, summary, sizes = run_batched(tmp_path, MOST_MATCHES, monkeypatch)
     assert (summary.played, summary.failed, summary.retries) == (SCHEDULED, 0, 0)
-    # a fair share of the queue per slot (4 slots): 6 then 5, 4, 3 while the rest waits
-    assert sizes[:4] == [6, 5, 4, 3] and sum(sizes) == SCHEDULED
+    # each worker gets its lane's 12 matches, a fair share of them per slot (2 each): 6 to
+    # each, then 3 to each while the rest waits
+    assert sizes[:4] == [6, 6, 3, 3] and sum(sizes) == SCHEDULED
     assert results(path.with_suffix(".db")) == one_at_a_time["results"]
     assert show_json(path) == one_at_a_time["table"]
 
@@ -160,7 +162,7 @@ def test_a_host_failure_stops_its_batch_and_the_rest_is_not_counted(
     assert "no free bot uid" in str(failure.value)
     assert rows(db, "SELECT COUNT(*) FROM matches") == [(0,)]
     voids = rows(db, "SELECT blame FROM voids")
-    assert executor.sizes[:4] == [6, 5, 4, 3] and len(executor.sizes) == 4  # then stopped
+    assert executor.sizes[:4] == [6, 6, 3, 3] and len(executor.sizes) == 4  # then stopped
     assert [b for (b,) in voids] == ["host"] * 4  # each batch stopped at its first match
 
 
@@ -218,3 +220,40 @@ def test_a_solo_job_runs_alone_and_cuts_a_batch() -> None:
     running_alone = [i for i, n in enumerate(executor.sizes) if n == 1]
     assert len(running_alone) >= 2  # m5's retry and m30, each a job of its own
     assert seen.count("m30") == 1
+
+
+class Homed(Timed):
+    """Two workers that keep bots of their own: notes each job's worker, its matches' lanes,
+    and whether that worker's own queue was empty when it got them (it took another's)."""
+
+    homes = 2
+
+    def __init__(self, match_ms: float) -> None:
+        super().__init__(match_ms)
+        self.dispatcher: Dispatcher | None = None
+        self.handed: list[tuple[int, set[int], bool]] = []
+        self.in_flight: list[int] = []
+
+    def submit_to(self, jobs: list[MatchJob], home: int) -> Any:
+        assert self.dispatcher is not None
+        own_left = bool(self.dispatcher.queues[home])
+        self.handed.append((home, {job.lane for job in jobs}, own_left))
+        self.in_flight.append(sum(h == home for h in self.dispatcher.home_of.values()))
+        return self.submit(jobs)
+
+
+def test_each_worker_plays_its_own_lanes_until_it_has_none_left() -> None:
+    """Matches go to the worker of their lane, so each kept process is started by one worker;
+    a worker takes another's matches only once its own are all handed out (the run's end),
+    and neither has more than its share of the slots in flight."""
+    executor = Homed(1.0)
+    dispatcher = Dispatcher(executor, [Job(replace(bare_job(f"m{i}"), lane=i % 2))
+                                       for i in range(400)])  # fmt: skip
+    executor.dispatcher = dispatcher
+    played = [job.key for job, _ in dispatcher]
+    assert sorted(played) == sorted(f"m{i}" for i in range(400))
+    assert all(len(lanes) == 1 for _, lanes, _ in executor.handed)  # one lane a job
+    taken = [(home, own_left) for home, lanes, own_left in executor.handed if lanes != {home}]
+    assert not any(own_left for _, own_left in taken)  # another's only with none of its own
+    assert len(taken) <= 2 and len(executor.handed) > 20  # that is, near the end
+    assert max(executor.in_flight) < executor.slots // 2  # each worker: 2 slots

@@ -8,8 +8,10 @@ A real main script that leaves a file named for its pid each time it runs starts
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,3 +43,39 @@ def test_workers_start_with_the_executor_and_skip_the_main_script(tmp_path: Path
     assert started == "2", out  # both workers, before a job was handed out
     assert out[1] == "[]", out  # and they play
     assert sorted(p.name for p in marks.iterdir()) == [runner], "a worker ran the main script"
+
+
+def _marked(mark: str) -> list[int]:
+    """Processes whose environment holds ``mark``."""
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if mark.encode() in environ.read_bytes().split(b"\0"):
+                found.append(int(environ.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_ladder_file_refused_after_the_workers_started_leaves_its_errors_alone(
+    tmp_path: Path,
+) -> None:
+    """`arena ladder run` starts its workers before it reads the file: a refused file still
+    gets its one message per problem and exit 2, and no worker outlives the command."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        'game = "happy_mochi"\nseats = 2\nrounds = 1\n'
+        '[[bots]]\nname = "a"\ncommand = "/nonexistent/bot"\n'
+        '[[bots]]\nname = "b"\ncommand = "/nonexistent/bot"\n'
+    )
+    mark = f"ARENA_TEST_MARK={uuid.uuid4().hex}"
+    env = {**os.environ, mark.split("=")[0]: mark.split("=")[1]}
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "arena"), "ladder", "run", str(bad), "--workers", "2"],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert len(lines) == 2 and all(line.startswith("arena: error: ") for line in lines), lines
+    assert all("/nonexistent/bot: no such file" in line for line in lines)
+    assert _marked(mark) == []
