@@ -6,7 +6,7 @@ decision, the seats the game waits on are sent a ``turn`` and their answers coll
 answer is applied; at the end each seat is sent ``game_over``. The parts it is made of:
 
 * ``connection``: each seat's channel and process (launched, or kept from an earlier match),
-  watched in one ``zmq.Poller`` so a crash is seen the moment it happens;
+  watched in one ``connection.Poller`` so a crash is seen the moment it happens;
 * ``clock``: deadlines, time banks and the match's wall-clock cap, on moments passed in;
 * ``rulings``: what a seat is charged for what it sends and what each fault leads to (forfeit,
   substitute, warning), by the match's :class:`~arena.match.faults.FaultPolicy`;
@@ -60,7 +60,7 @@ from arena.match import replay
 from arena.match.bots import BotSpec
 from arena.match.channels import EXCERPT_CHARS, Frame, Inbound, Trouble, excerpt, printable
 from arena.match.clock import Ask, MatchClock, SeatClock, Spent, Verdict, Window
-from arena.match.connection import Connection, Seating
+from arena.match.connection import Connection, Poller, Seating
 from arena.match.faults import FaultPolicy, exit_fault, signal_name
 from arena.match.pool import BotPool
 from arena.match.results import OK, Limits, MatchResult, SeatResult, VoidKind
@@ -146,7 +146,7 @@ class Referee:
         self.finished = False
         self.clock = MatchClock(self.limits, time.monotonic())
         self.records: list[dict[str, Any]] = []
-        self.poller = zmq.Poller()
+        self.poller = Poller()
         self.latency = Latency()  # how late this referee wakes: the host's load, as it sees it
         self.seating: Seating | None = None
         self.connected: list[tuple[_Seat, Connection]] = []  # every seat, once its bot is seated
@@ -407,7 +407,7 @@ class Referee:
         until = min(until, self.clock.ends_at)
         # In whole ms, rounded up: a wake is never early for the moment it waits for.
         timeout = 0 if pending else max(0, math.ceil((until - asked) * 1000))
-        ready = dict(self.poller.poll(timeout))
+        ready = self.poller.poll(timeout)
         now = time.monotonic()
         if not ready and timeout > 0:
             self.latency.woke(asked + timeout / 1000, now)
