@@ -292,22 +292,30 @@ class Referee:
             if len(answers) == len(pending):
                 return answers
             now = time.monotonic()
-            if self._over_time(now):
+            if now >= self.clock.ends_at and self._over_time(now):
                 continue
-            self._expire_deadlines(now)
-            deadlines = [s.ask.wake_at for s in self.seats if s.ask is not None and s.playing]
-            if deadlines:
-                self._wait(min(deadlines))
+            wake = self._expire_deadlines(now)
+            if wake < math.inf:
+                self._wait(wake)
 
-    def _expire_deadlines(self, now: float) -> None:
+    def _expire_deadlines(self, now: float) -> float:
         """Judge every seat whose answer is past its deadline at ``now``: late, or (the host
-        kept it from running) its deadline moved on."""
+        kept it from running) its deadline moved on. When the referee must look at the seats
+        still asked next (``math.inf``: none is)."""
+        wake = math.inf
         for seat in self.seats:
             ask = seat.ask
-            if ask is not None and seat.playing and now >= ask.deadline:  # ask.overdue(now)
+            if ask is None or not seat.playing:
+                continue
+            if now >= ask.deadline:  # ask.overdue(now)
                 spent = self._judge(seat, ask, now)
                 if spent is not None:
                     self._late(seat, ask, spent)
+                    ask = seat.ask
+                    if ask is None or not seat.playing:
+                        continue
+            wake = min(wake, ask.wake_at)
+        return wake
 
     def _judge(self, seat: _Seat, window: Window, now: float) -> Spent | None:
         """At a window's deadline: what the seat had, when it is late; None when its deadline
@@ -414,7 +422,8 @@ class Referee:
         read: list[tuple[float, int, Frame]] = []
         for seat, conn in connected:
             if conn.ready(ready):
-                read += [(f.received, seat.index, f) for f in conn.receive(ready)]
+                for frame in conn.receive(ready):
+                    read.append((frame.received, seat.index, frame))
         if len(read) > 1:
             read.sort(key=_read_order)
         # What was read is handled in the order it was read, with the clock checked between.
@@ -452,7 +461,9 @@ class Referee:
         msg = item.msg
         assert msg is not None
         kind = msg["type"]
-        if kind == "hello":
+        if kind == "action" and seat.greeted:  # every decision's answer: asked first
+            self._on_action(seat, msg, frame.received, item)
+        elif kind == "hello":
             self._on_hello(seat, msg, item.excerpt)
         elif not seat.greeted:
             self._warn(seat, "unexpected", f"{kind} before hello", item.excerpt)
