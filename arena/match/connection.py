@@ -42,7 +42,7 @@ DRAIN_ROUNDS = 64  # reads taken from a channel when its bot has exited
 EOF_GRACE_S = 0.5  # how long a dead stdio bot's unfinished line may wait for its pipe to close
 
 
-_FD_EVENTS = {zmq.POLLIN: select.POLLIN, zmq.POLLOUT: select.POLLOUT}
+_FD_EVENTS: dict[int, int] = {zmq.POLLIN: select.POLLIN, zmq.POLLOUT: select.POLLOUT}
 
 
 class Poller:
