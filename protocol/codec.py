@@ -66,23 +66,30 @@ class Packer:
         return _framed(self.encode(message))
 
 
+def _no_ext(code: int, data: bytes) -> Any:
+    raise ValueError(f"ext type {code} is not allowed")  # max_ext_len=0 still admits empty ones
+
+
+_LIMITS: dict[str, Any] = {  # msgpack's options for every message decoded
+    "raw": False,
+    "strict_map_key": True,
+    "max_str_len": MAX_STR_LEN,
+    "max_bin_len": MAX_STR_LEN,
+    "max_array_len": MAX_ITEMS,
+    "max_map_len": MAX_ITEMS,
+    "max_ext_len": 0,
+    "ext_hook": _no_ext,
+}
+_UNPACK_ERRORS = (ValueError, TypeError, msgpack.UnpackException)
+
+
 def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
     """Unpack one message, enforcing every limit; raise ProtocolError otherwise."""
     if len(data) > max_bytes:
         raise ProtocolError("too_large", f"message of {len(data)} bytes exceeds {max_bytes}")
     try:
-        obj: dict[str, Any] = msgpack.unpackb(  # a map once check_shape has passed
-            data,
-            raw=False,
-            strict_map_key=True,
-            max_str_len=MAX_STR_LEN,
-            max_bin_len=MAX_STR_LEN,
-            max_array_len=MAX_ITEMS,
-            max_map_len=MAX_ITEMS,
-            max_ext_len=0,
-            ext_hook=_no_ext,
-        )
-    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        obj: dict[str, Any] = msgpack.unpackb(data, **_LIMITS)  # a map once checked below
+    except _UNPACK_ERRORS as exc:
         # Covers bad bytes, truncation, trailing data, invalid UTF-8, ext types, over-long
         # containers and C-level stack exhaustion (all ValueError subclasses in msgpack).
         why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
@@ -91,8 +98,33 @@ def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
     return obj
 
 
-def _no_ext(code: int, data: bytes) -> Any:
-    raise ValueError(f"ext type {code} is not allowed")  # max_ext_len=0 still admits empty ones
+class Decoder:
+    """:func:`decode` for one sender's messages, with a msgpack unpacker made once with the
+    limits rather than per message (the referee reads an answer every decision, and passing
+    the limits costs more than decoding it). Only one whole object that used every byte is
+    taken from the unpacker; anything else (bad bytes, a truncated or trailing message, a
+    broken limit) is decoded again by :func:`decode`, which says what is wrong, and the
+    unpacker is made anew. Not to be shared between threads."""
+
+    def __init__(self, max_bytes: int = MAX_MESSAGE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self.unpacker = msgpack.Unpacker(**_LIMITS)
+
+    def __call__(self, data: bytes) -> dict[str, Any]:
+        unpacker = self.unpacker
+        if len(data) <= self.max_bytes:
+            start = unpacker.tell()
+            try:
+                unpacker.feed(data)
+                obj: dict[str, Any] = unpacker.unpack()
+            except _UNPACK_ERRORS:
+                pass
+            else:
+                if unpacker.tell() - start == len(data):
+                    check_shape(obj)
+                    return obj
+            self.unpacker = msgpack.Unpacker(**_LIMITS)
+        return decode(data, self.max_bytes)
 
 
 def encode_line(message: dict[str, Any]) -> bytes:

@@ -2,7 +2,7 @@
 
 A channel reads what arrives from a bot as :class:`Frame` s, checks each into an
 :class:`Inbound` (a valid message, or the protocol error it broke) and sends referee messages.
-The referee polls every channel's ``handles`` in one ``zmq.Poller`` beside the bots' pidfds and
+The referee polls every channel's ``handles`` in one poller beside the bots' pidfds and
 calls :meth:`Channel.receive` for the ones that are ready, so neither transport can block the
 match.
 
@@ -36,8 +36,9 @@ import os
 import select
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -192,13 +193,13 @@ def printable(text: str, limit: int) -> str:
     return "".join(c if c.isprintable() else "?" for c in text)
 
 
-def _check(frame: Frame, decode: Any, max_bytes: int) -> Inbound:
+def _check(frame: Frame, decode: Callable[[bytes], dict[str, Any]]) -> Inbound:
     """Decode and validate; the excerpt shows the message as decoded when it could be."""
     payload = frame.data
     if frame.error is not None:
         return Inbound(None, frame.error, payload[:EXCERPT_CHARS])
     try:
-        decoded = decode(payload, max_bytes)
+        decoded = decode(payload)
     except ProtocolError as exc:
         return Inbound(None, exc, payload[:EXCERPT_CHARS])
     try:
@@ -224,6 +225,7 @@ class ZmqChannel:
         self.socket.setsockopt(zmq.SNDHWM, SNDHWM)
         self.socket.setsockopt(zmq.BACKLOG, BACKLOG)
         self.packer = codec.Packer()
+        self.decode = codec.Decoder(max_bytes)
         self.monitor = _monitor(ctx, self.socket)
         self.socket.bind(self.endpoint)
         self.identity: bytes | None = None
@@ -336,7 +338,7 @@ class ZmqChannel:
         return frame
 
     def check(self, frame: Frame) -> Inbound:
-        return _check(frame, codec.decode, self.max_bytes)
+        return _check(frame, self.decode)
 
     def send(self, msg: dict[str, Any]) -> None:
         if self.identity is None or self.closed:
@@ -486,10 +488,22 @@ class StreamChannel(ABC):
         return frame
 
     def send(self, msg: dict[str, Any]) -> None:
-        if self.stdin is None or self.overflowed:
+        stdin = self.stdin
+        if stdin is None or self.overflowed:
             return
-        self.outbox += self._encode(msg)
-        self._flush(self.stdin)
+        data = self._encode(msg)
+        if self.outbox:  # behind what waits already
+            self.outbox += data
+            self._flush(stdin)
+            return
+        try:  # written straight from the message, and only what the pipe did not take kept
+            written = os.write(stdin, data)
+        except BlockingIOError:
+            written = 0
+        except OSError:  # the bot closed its stdin or died: its pidfd or clock will tell
+            return
+        if written < len(data):
+            self.outbox += memoryview(data)[written:]
 
     def _flush(self, stdin: int) -> None:
         try:
@@ -536,6 +550,10 @@ class StdioChannel(StreamChannel):
     transport = "stdio"
     unfinished = "output ends in a line without a newline"
 
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(max_bytes)
+        self.decode = partial(codec.decode_line, max_bytes=max_bytes)
+
     def _whole(self) -> bool:
         return b"\n" in self.inbox
 
@@ -557,7 +575,7 @@ class StdioChannel(StreamChannel):
         return codec.encode_line(msg)
 
     def check(self, frame: Frame) -> Inbound:
-        return _check(frame, codec.decode_line, self.max_bytes)
+        return _check(frame, self.decode)
 
 
 class PipeChannel(StreamChannel):
@@ -574,6 +592,7 @@ class PipeChannel(StreamChannel):
 
     def __init__(self, max_bytes: int) -> None:
         super().__init__(max_bytes)
+        self.decode = codec.Decoder(max_bytes)
         self.skip = 0  # bytes of an oversized message still to come, to be dropped
         self.skipped = 0  # bytes dropped so far in the match
 
@@ -630,4 +649,4 @@ class PipeChannel(StreamChannel):
         return self.packer.frame(msg)
 
     def check(self, frame: Frame) -> Inbound:
-        return _check(frame, codec.decode, self.max_bytes)
+        return _check(frame, self.decode)

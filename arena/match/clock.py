@@ -179,10 +179,12 @@ class SeatClock:
         self.bank_ms = float(limits.bank_ms)
         self.time_ms = 0.0
         self.max_ms = 0.0
+        # Worked out once: a decision is asked hundreds of times a match.
+        self.ceiling_factor = limits.wall_factor if self.cpu else LOAD_CEILING
+        self.measure_after_s = min(MEASURE_AFTER_MS, limits.move_ms / 10) / 1000
 
     def _ceiling(self, now: float, budget_ms: float) -> float:
-        factor = self.limits.wall_factor if self.cpu else LOAD_CEILING
-        return now + factor * budget_ms / 1000
+        return now + self.ceiling_factor * budget_ms / 1000
 
     def hello(self, now: float, referee_wait_ms: float | None) -> Window:
         """The window to say hello in, from a bot's start (its cgroup new: nothing used yet)."""
@@ -203,11 +205,11 @@ class SeatClock:
         """Start a decision sent at ``now``: its budget is ``move_ms`` + bank + ``grace_ms``.
         ``measured``: ``reading`` and ``referee_wait_ms`` were read at ``now``; else they are
         read later (:meth:`Window.measure`, by ``measure_by``)."""
-        budget = self.limits.move_ms + self.bank_ms + self.limits.grace_ms
-        full = self.bank_ms >= self.limits.bank_ms
-        deadline, ceiling = now + budget / 1000, self._ceiling(now, budget)
-        after_ms = min(MEASURE_AFTER_MS, self.limits.move_ms / 10)
-        at, by = (now, now) if measured else (None, now + after_ms / 1000)
+        limits, bank = self.limits, self.bank_ms
+        budget = limits.move_ms + bank + limits.grace_ms
+        deadline, ceiling = now + budget / 1000, now + self.ceiling_factor * budget / 1000
+        at, by = (now, now) if measured else (None, now + self.measure_after_s)
+        full = bank >= limits.bank_ms
         return Ask(
             now, deadline, ceiling, budget, reading, referee_wait_ms, at, by, seq, decision, full
         )

@@ -1,8 +1,8 @@
 """A seat's connection: the channel to its bot, the process behind it, and their place in the
 referee's poller; and the seating that gives each seat one, kept from an earlier match or new.
 
-The referee polls every connection's handles and every process's pidfd in one ``zmq.Poller``, so
-a crash is seen the moment it happens. A connection is stopped once: its socket closed (which
+The referee polls every connection's handles and every process's pidfd in one :class:`Poller`,
+so a crash is seen the moment it happens. A connection is stopped once: its socket closed (which
 frees every connection the bot made), every process of the bot killed and what it used kept.
 Bots are started by ``arena.sandbox`` at the strongest level this machine allows; a failure of
 this machine to start one raises ``sandbox.HostError`` (the match is void, no bot is blamed),
@@ -16,6 +16,7 @@ the pool's folder.
 from __future__ import annotations
 
 import secrets
+import select
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,10 +42,58 @@ DRAIN_ROUNDS = 64  # reads taken from a channel when its bot has exited
 EOF_GRACE_S = 0.5  # how long a dead stdio bot's unfinished line may wait for its pipe to close
 
 
+_FD_EVENTS: dict[int, int] = {zmq.POLLIN: select.POLLIN, zmq.POLLOUT: select.POLLOUT}
+
+
+class Poller:
+    """Every handle of a match's connections, polled together: bots' pidfds and pipes, and
+    ZeroMQ sockets and their monitors.
+
+    While the handles are all file descriptors (pipe and stdio bots) it waits with one
+    ``select.poll`` object, kept registered between polls: one system call a wait, where
+    ``zmq.Poller`` builds its items anew and looks once without waiting before it waits. A
+    ZeroMQ socket among them needs ``zmq.Poller`` (only zmq_poll sees its messages), which then
+    waits for them all. ``poll`` gives what is ready, keyed by the handles as registered (a
+    pipe at its end or a closed descriptor is ready either way)."""
+
+    def __init__(self) -> None:
+        self.handles: dict[Any, int] = {}
+        self.fds = select.poll()
+        self.zmq = zmq.Poller()
+        self.sockets = 0  # ZeroMQ sockets registered
+
+    def __contains__(self, handle: Any) -> bool:
+        return handle in self.handles
+
+    def register(self, handle: Any, flags: int) -> None:
+        """Watch ``handle`` for ``flags`` (``zmq.POLLIN`` or ``zmq.POLLOUT``)."""
+        if isinstance(handle, zmq.Socket):
+            if handle not in self.handles:
+                self.sockets += 1
+        else:
+            self.fds.register(handle, _FD_EVENTS[flags])
+        self.zmq.register(handle, flags)
+        self.handles[handle] = flags
+
+    def unregister(self, handle: Any) -> None:
+        del self.handles[handle]
+        self.zmq.unregister(handle)
+        if isinstance(handle, zmq.Socket):
+            self.sockets -= 1
+        else:
+            self.fds.unregister(handle)
+
+    def poll(self, timeout_ms: int) -> dict[Any, int]:
+        """What is ready within ``timeout_ms`` (0: only what is ready now)."""
+        if self.sockets:
+            return dict(self.zmq.poll(timeout_ms))
+        return dict(self.fds.poll(timeout_ms))
+
+
 class Connection:
     """One seat's bot as the referee reaches it."""
 
-    def __init__(self, poller: zmq.Poller, channel: Channel, token: str, reused: bool) -> None:
+    def __init__(self, poller: Poller, channel: Channel, token: str, reused: bool) -> None:
         self.poller = poller
         self.channel = channel
         self.token = token  # proves the seat in hello (ARENA_TOKEN)
@@ -183,7 +232,7 @@ class Seating:
 
     def __init__(
         self,
-        poller: zmq.Poller,
+        poller: Poller,
         ctx: zmq.Context[zmq.Socket[bytes]],
         folder: Path,
         max_bytes: int,

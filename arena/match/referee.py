@@ -6,7 +6,7 @@ decision, the seats the game waits on are sent a ``turn`` and their answers coll
 answer is applied; at the end each seat is sent ``game_over``. The parts it is made of:
 
 * ``connection``: each seat's channel and process (launched, or kept from an earlier match),
-  watched in one ``zmq.Poller`` so a crash is seen the moment it happens;
+  watched in one ``connection.Poller`` so a crash is seen the moment it happens;
 * ``clock``: deadlines, time banks and the match's wall-clock cap, on moments passed in;
 * ``rulings``: what a seat is charged for what it sends and what each fault leads to (forfeit,
   substitute, warning), by the match's :class:`~arena.match.faults.FaultPolicy`;
@@ -60,7 +60,7 @@ from arena.match import replay, views
 from arena.match.bots import BotSpec
 from arena.match.channels import EXCERPT_CHARS, Frame, Inbound, Trouble, excerpt, printable
 from arena.match.clock import Ask, MatchClock, SeatClock, Spent, Verdict, Window
-from arena.match.connection import Connection, Seating
+from arena.match.connection import Connection, Poller, Seating
 from arena.match.faults import FaultPolicy, exit_fault, signal_name
 from arena.match.pool import BotPool
 from arena.match.results import OK, Limits, MatchResult, SeatResult, VoidKind
@@ -147,7 +147,7 @@ class Referee:
         self.finished = False
         self.clock = MatchClock(self.limits, time.monotonic())
         self.records: list[dict[str, Any]] = []
-        self.poller = zmq.Poller()
+        self.poller = Poller()
         self.latency = Latency()  # how late this referee wakes: the host's load, as it sees it
         self.seating: Seating | None = None
         self.connected: list[tuple[_Seat, Connection]] = []  # every seat, once its bot is seated
@@ -293,22 +293,30 @@ class Referee:
             if len(answers) == len(pending):
                 return answers
             now = time.monotonic()
-            if self._over_time(now):
+            if now >= self.clock.ends_at and self._over_time(now):
                 continue
-            self._expire_deadlines(now)
-            deadlines = [s.ask.wake_at for s in self.seats if s.ask is not None and s.playing]
-            if deadlines:
-                self._wait(min(deadlines))
+            wake = self._expire_deadlines(now)
+            if wake < math.inf:
+                self._wait(wake)
 
-    def _expire_deadlines(self, now: float) -> None:
+    def _expire_deadlines(self, now: float) -> float:
         """Judge every seat whose answer is past its deadline at ``now``: late, or (the host
-        kept it from running) its deadline moved on."""
+        kept it from running) its deadline moved on. When the referee must look at the seats
+        still asked next (``math.inf``: none is)."""
+        wake = math.inf
         for seat in self.seats:
             ask = seat.ask
-            if ask is not None and seat.playing and now >= ask.deadline:  # ask.overdue(now)
+            if ask is None or not seat.playing:
+                continue
+            if now >= ask.deadline:  # ask.overdue(now)
                 spent = self._judge(seat, ask, now)
                 if spent is not None:
                     self._late(seat, ask, spent)
+                    ask = seat.ask
+                    if ask is None or not seat.playing:
+                        continue
+            wake = min(wake, ask.wake_at)
+        return wake
 
     def _judge(self, seat: _Seat, window: Window, now: float) -> Spent | None:
         """At a window's deadline: what the seat had, when it is late; None when its deadline
@@ -411,14 +419,15 @@ class Referee:
         until = min(until, self.clock.ends_at)
         # In whole ms, rounded up: a wake is never early for the moment it waits for.
         timeout = 0 if pending else max(0, math.ceil((until - asked) * 1000))
-        ready = dict(self.poller.poll(timeout))
+        ready = self.poller.poll(timeout)
         now = time.monotonic()
         if not ready and timeout > 0:
             self.latency.woke(asked + timeout / 1000, now)
         read: list[tuple[float, int, Frame]] = []
         for seat, conn in connected:
             if conn.ready(ready):
-                read += [(f.received, seat.index, f) for f in conn.receive(ready)]
+                for frame in conn.receive(ready):
+                    read.append((frame.received, seat.index, frame))
         if len(read) > 1:
             read.sort(key=_read_order)
         # What was read is handled in the order it was read, with the clock checked between.
@@ -456,7 +465,9 @@ class Referee:
         msg = item.msg
         assert msg is not None
         kind = msg["type"]
-        if kind == "hello":
+        if kind == "action" and seat.greeted:  # every decision's answer: asked first
+            self._on_action(seat, msg, frame.received, item)
+        elif kind == "hello":
             self._on_hello(seat, msg, item.excerpt)
         elif not seat.greeted:
             self._warn(seat, "unexpected", f"{kind} before hello", item.excerpt)

@@ -220,6 +220,27 @@ def test_a_small_max_bytes_is_enforced_first(data: bytes, max_bytes: int) -> Non
         assert isinstance(result, ProtocolError) and result.code == "too_large"
 
 
+DECODER = codec.Decoder(200)  # one for every example: what an earlier one left must not matter
+
+
+@FUZZ
+@given(st.one_of(st.binary(max_size=300), mutated(), valid_bot_messages().map(codec.encode)))
+@example(b"\x81\xa1v\x01\x81")  # a whole message, then the start of another
+def test_a_decoder_gives_what_decode_gives_after_any_bytes(data: bytes) -> None:
+    expected = decode_or_code(data, 200)
+    try:
+        got: Any = DECODER(data)
+    except ProtocolError as exc:
+        got = exc
+    if isinstance(expected, ProtocolError):
+        assert isinstance(got, ProtocolError)
+        assert (got.code, got.message) == (expected.code, expected.message)
+    else:
+        assert got == expected
+    answer = messages.action(7, 1)
+    assert DECODER(codec.encode(answer)) == answer
+
+
 # -- (b) arbitrary msgpack values through decode and check_bot_message -----------------------
 
 
