@@ -50,9 +50,13 @@ a host that gives it a tenth of a core (a load of 20 runnable tasks on 2 cores, 
 issue 27 saw), and a bot that burns CPU on such a host has its budget of CPU and is ruled.
 Worse than that the match is not worth playing and is replayed (``load:``); the wait is bounded."""
 
-MEASURE_AFTER_MS = 1.0
+MEASURE_AFTER_MS = 5.0
 """How long a decision goes unanswered on the wall clock before its counters are read (at most
-a tenth of ``move_ms``): reading them costs the referee more than a fast bot's whole answer."""
+a tenth of ``move_ms``): reading them costs the referee more than a fast bot's whole answer.
+Not sooner than the kernel's tick (4 ms at 250 Hz): a shorter wake is the earliest timer on
+its CPU, and arming and cancelling it at every decision cost the referee ~7 us a decision
+on this project's hosts (a fifth of its work). The price: a slow answer has these moments
+counted as the referee's waits (:class:`Spent`), the same for every seat."""
 
 MIN_STEP_MS = 10.0
 """The least a deadline moves at a time: a seat is judged again no sooner (a bound on wakes)."""

@@ -202,16 +202,17 @@ def deferred(limits: Limits = LIMITS) -> tuple[SeatClock, Ask]:
     return clock, clock.ask(1, TURN, now=0.0, measured=False)
 
 
-def test_a_turn_on_the_wall_clock_reads_its_counters_after_a_millisecond() -> None:
+def test_a_turn_on_the_wall_clock_reads_its_counters_after_measure_after_ms() -> None:
     clock, ask = deferred()
     assert clock.defers and ask.measured_at is None
     assert ask.wake_at == pytest.approx(MEASURE_AFTER_MS / 1000)  # the referee wakes for it
-    assert not ask.unmeasured(0.0005) and ask.unmeasured(0.001)
+    soon, due = MEASURE_AFTER_MS / 2000, MEASURE_AFTER_MS / 1000
+    assert not ask.unmeasured(soon) and ask.unmeasured(due)
     # An answer within move_ms is charged its wall time without any counter.
-    assert not clock.measures(ask, 0.0005)
-    timing = clock.answer(ask, 0.0005)
-    assert timing is not None and timing.elapsed_ms == pytest.approx(0.5)
-    ask.measure(0.001, Reading(500.0, 0.0), referee_wait_ms=0.0)
+    assert not clock.measures(ask, soon)
+    timing = clock.answer(ask, soon)
+    assert timing is not None and timing.elapsed_ms == pytest.approx(MEASURE_AFTER_MS / 2)
+    ask.measure(due, Reading(500.0, 0.0), referee_wait_ms=0.0)
     assert ask.wake_at == ask.deadline and not ask.unmeasured(1.0)
 
 
