@@ -110,6 +110,18 @@ def _write(path: Path, value: str | int) -> None:
         f.write(str(value))
 
 
+def read_whole(path: str, chunk: int = 1 << 16) -> bytes:
+    """A whole file of ``/proc`` or ``/sys`` in few system calls (open, reads, close)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        parts = [os.read(fd, chunk)]
+        while len(parts[-1]) == chunk:  # a full read: there may be more
+            parts.append(os.read(fd, chunk))
+        return b"".join(parts)
+    finally:
+        os.close(fd)
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_text()
@@ -221,11 +233,13 @@ class Cgroup:
                 os.close(fd)
 
     def pids(self) -> list[int]:
-        """Its processes; read between every two matches of a kept bot, so without pathlib."""
+        """Its processes (in any of its trees). Read several times between every two matches
+        of a kept bot, so without Python's file objects; opened anew each time: on v1 a
+        descriptor kept open reads the list it first read for a second after."""
         found: set[int] = set()
         for path in self.procs_files:
-            with contextlib.suppress(OSError), open(path, "rb") as f:
-                found.update(map(int, f.read().split()))
+            with contextlib.suppress(OSError):
+                found.update(map(int, read_whole(path).split()))
         return sorted(found)
 
     def kill(self) -> None:
@@ -277,7 +291,7 @@ class Cgroup:
     def memory_kb(self) -> int | None:
         """The memory it holds now (pages, cache and kernel memory charged to it)."""
         name = "memory.current" if self.v2 else "memory.usage_in_bytes"
-        text = _read(self._file("memory", name))
+        text = self.counters.read(str(self._file("memory", name)))  # a kept bot's, each match
         return None if text is None else int(text) // 1024
 
     def remove(self) -> None:

@@ -24,6 +24,7 @@ import signal
 import time
 from pathlib import Path
 
+from .cgroups import read_whole
 from .process import BotProcess
 
 _HELPERS = 2  # bwrap's monitor and pid-namespace init stand between the launcher and the bot
@@ -33,10 +34,9 @@ _PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 def _stat(pid: int) -> list[str] | None:
     """The fields of /proc/PID/stat after the command name (state, ppid, pgrp, ...); read
-    several times between every two matches of a kept bot, so without pathlib."""
+    several times between every two matches of a kept bot, so without file objects."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].decode().split()
+        return read_whole(f"/proc/{pid}/stat").rsplit(b")", 1)[1].decode().split()
     except (OSError, IndexError):
         return None
 
