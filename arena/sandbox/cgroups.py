@@ -204,6 +204,10 @@ class Cgroup:
         # Ready-made strings, so the child does little between fork and exec.
         self.procs_files = [str(d / "cgroup.procs") for d in self.dirs]
         self.counters = Counters()
+        self._members = str(self._file("pids", "cgroup.procs"))
+        self._memory = str(
+            self._file("memory", "memory.current" if self.v2 else "memory.usage_in_bytes")
+        )
 
     def _file(self, controller: str, name: str) -> Path:
         return self._dir_of[controller] / name
@@ -233,14 +237,16 @@ class Cgroup:
                 os.close(fd)
 
     def pids(self) -> list[int]:
-        """Its processes (in any of its trees). Read several times between every two matches
-        of a kept bot, so without Python's file objects; opened anew each time: on v1 a
-        descriptor kept open reads the list it first read for a second after."""
-        found: set[int] = set()
-        for path in self.procs_files:
-            with contextlib.suppress(OSError):
-                found.update(map(int, read_whole(path).split()))
-        return sorted(found)
+        """Its processes. On v1 those of its ``pids`` tree: every process joins each tree
+        before its program runs and a fork is born in all of them, and only a bot running
+        as this user (``rlimits``, unsandboxed) could move itself out of one. Read several
+        times between every two matches of a kept bot, so without Python's file objects;
+        opened anew each time: on v1 a descriptor kept open reads the list it first read for
+        a second after."""
+        try:
+            return sorted(map(int, read_whole(self._members).split()))
+        except OSError:
+            return []
 
     def kill(self) -> None:
         """SIGKILL every process in it until it is empty (new forks are caught next round)."""
@@ -290,8 +296,7 @@ class Cgroup:
 
     def memory_kb(self) -> int | None:
         """The memory it holds now (pages, cache and kernel memory charged to it)."""
-        name = "memory.current" if self.v2 else "memory.usage_in_bytes"
-        text = self.counters.read(str(self._file("memory", name)))  # a kept bot's, each match
+        text = self.counters.read(self._memory)  # read for each kept bot after every match
         return None if text is None else int(text) // 1024
 
     def remove(self) -> None:
