@@ -136,6 +136,8 @@ class Referee:
         self.position = position  # a full position to start from (Game.load) instead of a deal
         self.options = game.resolve_options(options, len(self.bots))
         self.limits = limits or Limits()
+        self._limits = self.limits.as_dict()  # as every welcome and the replay carry them
+        self._options_key = json.dumps(self.options, sort_keys=True)  # the welcome's game
         self.match_id = match_id or new_match_id()
         self.ask_forced = ask_forced
         self.rulings = Rulings(policy or FaultPolicy(), self.limits)
@@ -482,10 +484,9 @@ class Referee:
     def _welcome(self, seat: _Seat) -> None:
         """Start the seat's match: ``welcome``, saying whether its process will be kept."""
         seat.greeted = True
-        game = _welcome_game(self.game, json.dumps(self.options, sort_keys=True))
+        game = _welcome_game(self.game, self._options_key)
         n = len(self.seats)
-        limits = self.limits.as_dict()
-        msg = messages.welcome(self.match_id, seat.index, n, game, limits, self._kept(seat))
+        msg = messages.welcome(self.match_id, seat.index, n, game, self._limits, self._kept(seat))
         self._send(seat, msg)
 
     def _on_action(self, seat: _Seat, msg: dict[str, Any], received: float, item: Inbound) -> None:
@@ -646,7 +647,7 @@ class Referee:
                 {"seat": i, "name": b.name, "command": list(b.command)}
                 for i, b in enumerate(self.bots)
             ],
-            limits=self.limits.as_dict(),
+            limits=self._limits,
             position=self.position,
             decisions=self.records,
             events=state.event_log(),

@@ -208,6 +208,8 @@ class BotProcess:
         print the error that matters first, the last words of a bot come at the end)."""
         try:
             size = self.log_path.stat().st_size
+            if not size:  # most bots print nothing: not opened after each match
+                return ""
             with self.log_path.open("rb") as f:
                 if size <= limit:
                     data = f.read(limit)
