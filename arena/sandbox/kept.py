@@ -80,28 +80,24 @@ def itself(proc: BotProcess, stats: dict[int, list[str]]) -> set[int]:
     return set(chain)
 
 
-def _stop_all(proc: BotProcess) -> dict[int, list[str]]:
+def _stop_all(proc: BotProcess) -> list[int]:
     """SIGSTOP every process of the bot until no new one shows up: a process forked while a
-    round ran is caught by the next, and stopped ones fork no more. Returns the stat fields of
-    the bot's processes, all stopped unless the rounds ran out of time (read as each was
-    stopped: its parent and start time, which ``itself`` needs, do not change). Each round
-    reads the bot's processes once and the stat of the new ones only: between two matches of
-    a bot that forked nothing, its cgroup twice and each of its processes once."""
-    stopped: dict[int, list[str]] = {}
-    seen: set[int] = set()  # stopped, or a zombie when seen
+    round ran is caught by the next, and stopped ones fork no more. Returns the bot's
+    processes as the last round found them, all stopped unless the rounds ran out of time
+    (zombies among them: a stop is nothing to them). Between two matches of a bot that
+    forked nothing: its cgroup read twice and a signal to each of its processes."""
+    seen: set[int] = set()  # signalled
     deadline = time.monotonic() + _ROUNDS_S
     while True:
         found = _pids(proc)
         todo = [pid for pid in found if pid not in seen]
         if not todo or time.monotonic() > deadline:
-            return {pid: stat for pid, stat in stopped.items() if pid in found}
-        new = _live(todo)
-        _send(list(new), signal.SIGSTOP)
-        stopped.update(new)
+            return found
+        _send(todo, signal.SIGSTOP)
         seen.update(todo)
 
 
-def _kill_all_but(proc: BotProcess, spare: set[int], found: list[int]) -> None:
+def _kill_all_but(proc: BotProcess, spare: frozenset[int], found: list[int]) -> None:
     """SIGKILL every process of the bot but ``spare`` until they are gone (a process that got
     SIGKILL runs no more code, but shows until it has exited). ``found``: its processes as
     ``_stop_all`` left them, all stopped, so none has forked since."""
@@ -121,9 +117,19 @@ def _send(pids: list[int], sig: int) -> None:
 
 
 def hold(proc: BotProcess) -> None:
-    """Between matches: stop every process of the bot, then kill all but the bot itself."""
-    stats = _stop_all(proc)
-    _kill_all_but(proc, itself(proc, stats), list(stats))
+    """Between matches: stop every process of the bot, then kill all but the bot itself.
+
+    When its processes are the very ones that were the bot itself when it was last held,
+    there is nothing to kill and nothing to read of them: none of them can have been replaced
+    by another under the same pid, as the launcher's child is not reaped while it runs and
+    the rest live in its pid namespace, which ends with its init (and a process that took the
+    pid of one gone would be where that one was in the chain, kept all the same)."""
+    found = _stop_all(proc)
+    if proc.itself and set(found) == proc.itself:
+        return
+    stats = _live(found)
+    proc.itself = frozenset(itself(proc, stats))
+    _kill_all_but(proc, proc.itself, list(stats))
 
 
 def release(proc: BotProcess) -> None:

@@ -141,6 +141,7 @@ class BotProcess:
     stdout: int | None = None
     cgroup: Cgroup | None = None
     lease: uids.UidLease | None = None
+    itself: frozenset[int] = frozenset()  # the bot itself when it was last held (kept.py)
     _final_usage: Usage | None = None
 
     @property

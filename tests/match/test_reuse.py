@@ -301,6 +301,23 @@ def test_children_left_by_a_kept_process_do_not_live_into_its_next_match(
     assert leftovers(folder) == []
 
 
+def test_children_left_once_the_kept_process_is_known_do_not_live_into_its_next_match(
+    folder: Path, pool: BotPool
+) -> None:
+    """It forks in its second match, when the pool already knows which processes are the bot
+    itself (and reads nothing more of them while they stay the same): found and killed all
+    the same."""
+    bots = [kept(folder, "forker", "fork", 2), reusable(folder, "steady")]
+    results = series(bots, pool, 3)
+    assert "left children" in results[1].seats[0].log_tail
+    for result in results:
+        assert_clean(result)
+    assert [played(r, 0)[0] for r in results] == [1, 2, 3]  # the same process, kept
+    assert [children(r, 0) for r in results] == [0, 0, 0]
+    pool.close()
+    assert leftovers(folder) == []
+
+
 def test_idle_processes_are_bounded_by_the_memory_they_hold(
     folder: Path, pool: BotPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
