@@ -169,12 +169,12 @@ class Referee:
         else:
             state = self.game.load(self.position)
         void = None
-        with sandbox.match_directory() as tmp:
+        with sandbox.MatchFolder() as folder:
             ctx = self.pool.ctx if self.pool is not None else zmq.Context()
             self.seating = seating = Seating(
                 self.poller,
                 ctx,
-                Path(tmp),
+                folder,
                 self.limits.max_message_bytes,
                 self.sandbox_limits,
                 self.sandbox_level,

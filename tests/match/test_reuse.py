@@ -8,6 +8,7 @@ many matches it has played.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sqlite3
 import subprocess
@@ -25,6 +26,7 @@ from arena.match.pool import BotPool
 from arena.match.referee import play_match
 from arena.match.replay import read, strip_timing, verify
 from arena.match.results import Limits, MatchResult
+from arena.sandbox import workdirs
 from tests.ladder.helpers import ARENA, arena, stored_count, write_ladder
 from tests.procs import leftovers
 
@@ -91,6 +93,32 @@ def test_many_matches_through_one_process(folder: Path, pool: BotPool, transport
         assert [played(result, seat)[0] for seat in (0, 1)] == [number, number]
     assert len({played(r, 0)[1] for r in results}) == 1  # one process for seat a throughout
     assert len(pool) == 2
+
+
+@TRANSPORTS
+def test_only_a_match_with_a_process_that_is_not_kept_makes_a_match_folder(
+    folder: Path, pool: BotPool, transport: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that may be kept has its socket and log in the pool's folder, so a match of
+    such processes makes no folder of its own; one that may not be kept gets a folder, removed
+    with the match."""
+    made: list[Path] = []
+    real = workdirs.match_directory
+
+    @contextlib.contextmanager
+    def counted() -> Iterator[Path]:
+        with real() as path:
+            made.append(path)
+            yield path
+
+    monkeypatch.setattr(workdirs, "match_directory", counted)
+    bots = [reusable(folder, "a", transport=transport), reusable(folder, "b", transport=transport)]
+    for result in series(bots, pool, 2):
+        assert_clean(result)
+    assert made == []
+    bots[1] = replace(bots[1], reuse=False)
+    assert_clean(play_match(GAME, bots, 5, SHORT, LIMITS, pool=pool, ask_forced=True))
+    assert len(made) == 1 and not made[0].exists()
 
 
 @pytest.mark.parametrize("transport", ["zmq", "pipe", "stdio"])
