@@ -211,7 +211,8 @@ class Referee:
         for seat in self.seats:
             seat.conn = seating.open(seat.index, seat.spec)
             self.connected.append((seat, seat.conn))
-        self.latency.list_threads()  # with ZeroMQ's I/O thread, started by the first socket
+        if any(not conn.reused and conn.stream is None for _, conn in self.connected):
+            self.latency.list_threads()  # with ZeroMQ's I/O thread, started by a first socket
         for seat in self.seats:
             assert seat.conn is not None
             if seat.conn.reused:
