@@ -97,7 +97,7 @@ def _stop_all(proc: BotProcess) -> list[int]:
         seen.update(todo)
 
 
-def _kill_all_but(proc: BotProcess, spare: frozenset[int], found: list[int]) -> None:
+def _kill_all_but(proc: BotProcess, spare: set[int], found: list[int]) -> None:
     """SIGKILL every process of the bot but ``spare`` until they are gone (a process that got
     SIGKILL runs no more code, but shows until it has exited). ``found``: its processes as
     ``_stop_all`` left them, all stopped, so none has forked since."""
@@ -119,22 +119,46 @@ def _send(pids: list[int], sig: int) -> None:
 def hold(proc: BotProcess) -> None:
     """Between matches: stop every process of the bot, then kill all but the bot itself.
 
-    When its processes are the very ones that were the bot itself when it was last held,
-    there is nothing to kill and nothing to read of them: none of them can have been replaced
-    by another under the same pid, as the launcher's child is not reaped while it runs and
-    the rest live in its pid namespace, which ends with its init (and a process that took the
-    pid of one gone would be where that one was in the chain, kept all the same)."""
-    found = _stop_all(proc)
-    if proc.itself and set(found) == proc.itself:
+    Once the bot itself is known (from the last time it was held), its processes are stopped
+    through their pidfds, then the cgroup is read once: when those very processes, all still
+    there, are all it holds, none forked before its stop and none can since, so there is
+    nothing to kill and nothing more to read (a pidfd is never mistaken for a newer process
+    with the same pid). Otherwise, every process is stopped in rounds and the bot itself found
+    anew."""
+    known = proc.itself and _signal_itself(proc, signal.SIGSTOP)
+    if known and set(_pids(proc)) == proc.itself.keys():
         return
-    stats = _live(found)
-    proc.itself = frozenset(itself(proc, stats))
-    _kill_all_but(proc, proc.itself, list(stats))
+    stats = _live(_stop_all(proc))
+    spare = itself(proc, stats)
+    _remember(proc, spare)
+    _kill_all_but(proc, spare, list(stats))
+
+
+def _remember(proc: BotProcess, spare: set[int]) -> None:
+    """Keep a pidfd of each process of the bot itself (all stopped: none can exit and free
+    its pid meanwhile), and none of the processes that are no longer it."""
+    for pid in [pid for pid in proc.itself if pid not in spare]:
+        os.close(proc.itself.pop(pid))
+    for pid in spare - proc.itself.keys():
+        with contextlib.suppress(ProcessLookupError):
+            proc.itself[pid] = os.pidfd_open(pid)
+
+
+def _signal_itself(proc: BotProcess, sig: int) -> bool:
+    """Send ``sig`` to each process of the bot itself; False if one of them is gone."""
+    sent = True
+    for fd in proc.itself.values():
+        try:
+            signal.pidfd_send_signal(fd, sig)
+        except ProcessLookupError:
+            sent = False
+    return sent
 
 
 def release(proc: BotProcess) -> None:
-    """Its next match begins: let the bot run again (a zombie among them ignores it)."""
-    _send(_pids(proc), signal.SIGCONT)
+    """Its next match begins: let the bot itself run again (whatever else the cgroup may
+    hold, if the rounds of ``hold`` ran out of time, stays stopped until it is killed)."""
+    _signal_itself(proc, signal.SIGCONT)
 
 
 def memory_kb(proc: BotProcess) -> int:
