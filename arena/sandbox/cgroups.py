@@ -205,6 +205,7 @@ class Cgroup:
         self.procs_files = [str(d / "cgroup.procs") for d in self.dirs]
         self.counters = Counters()
         self._members = str(self._file("pids", "cgroup.procs"))
+        self._tasks = str(self._file("cpu", "tasks"))
         self._memory = str(
             self._file("memory", "memory.current" if self.v2 else "memory.usage_in_bytes")
         )
@@ -277,7 +278,8 @@ class Cgroup:
     def reading(self) -> Reading:
         """The bot's CPU time and its waits for a CPU up to now (read at every decision:
         through kept descriptors, one file for the CPU time and one (v2) or one per thread
-        (v1) for the waits)."""
+        (v1) for the waits; on v1 its threads are listed anew each time, as a ``tasks``
+        descriptor kept open and read again within the second lists what it first did)."""
         read = self.counters.read
         if self.v2:
             cpu_us = _keyed(read(str(self._file("cpu", "cpu.stat"))), "usage_usec")
@@ -286,7 +288,10 @@ class Cgroup:
             wait_ms = None if total is None else int(total) / 1000
             return Reading(None if cpu_us is None else cpu_us / 1000, wait_ms)
         cpu_ns = read(str(self._file("cpuacct", "cpuacct.usage")))
-        tids = (read(str(self._file("cpu", "tasks"))) or "").split()
+        try:
+            tids = read_whole(self._tasks).decode().split()
+        except OSError:
+            tids = []
         delays = [self.counters.run_delay_ms(t) for t in tids]
         for path in [p for p in self.counters.fds if p.endswith("/schedstat")]:
             if path.split("/")[2] not in tids:  # a thread that ended: its counter is gone
