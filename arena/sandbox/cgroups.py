@@ -206,6 +206,8 @@ class Cgroup:
         self.counters = Counters()
         self._members = str(self._file("pids", "cgroup.procs"))
         self._tasks = str(self._file("cpu", "tasks"))
+        self._tasks_count = str(self._file("pids", "pids.current"))  # threads too, on v1
+        self._threads: list[str] = []  # the bot's threads as last listed (v1)
         self._memory = str(
             self._file("memory", "memory.current" if self.v2 else "memory.usage_in_bytes")
         )
@@ -278,8 +280,7 @@ class Cgroup:
     def reading(self) -> Reading:
         """The bot's CPU time and its waits for a CPU up to now (read at every decision:
         through kept descriptors, one file for the CPU time and one (v2) or one per thread
-        (v1) for the waits; on v1 its threads are listed anew each time, as a ``tasks``
-        descriptor kept open and read again within the second lists what it first did)."""
+        (v1) for the waits)."""
         read = self.counters.read
         if self.v2:
             cpu_us = _keyed(read(str(self._file("cpu", "cpu.stat"))), "usage_usec")
@@ -288,16 +289,28 @@ class Cgroup:
             wait_ms = None if total is None else int(total) / 1000
             return Reading(None if cpu_us is None else cpu_us / 1000, wait_ms)
         cpu_ns = read(str(self._file("cpuacct", "cpuacct.usage")))
-        try:
-            tids = read_whole(self._tasks).decode().split()
-        except OSError:
-            tids = []
-        delays = [self.counters.run_delay_ms(t) for t in tids]
-        for path in [p for p in self.counters.fds if p.endswith("/schedstat")]:
-            if path.split("/")[2] not in tids:  # a thread that ended: its counter is gone
-                self.counters.forget(path)
+        delays = [self.counters.run_delay_ms(t) for t in self._threads]
+        if None in delays or read(self._tasks_count) != f"{len(self._threads)}\n":
+            delays = [self.counters.run_delay_ms(t) for t in self._list_threads()]
         cpu_ms = None if cpu_ns is None else int(cpu_ns) / 1e6
         return Reading(cpu_ms, sum(d for d in delays if d is not None))
+
+    def _list_threads(self) -> list[str]:
+        """List the bot's threads (v1) anew, and forget the counters of those gone.
+
+        The list read last stands while every thread on it can still be read through its own
+        descriptor (bound to that thread, never to a newer one with its id) and the ``pids``
+        tree counts as many: none has ended and none has started. Each new list is read
+        through a new descriptor: one kept open and read again within the second lists what
+        it first did."""
+        try:
+            self._threads = read_whole(self._tasks).decode().split()
+        except OSError:
+            self._threads = []
+        for path in [p for p in self.counters.fds if p.endswith("/schedstat")]:
+            if path.split("/")[2] not in self._threads:  # a thread that ended
+                self.counters.forget(path)
+        return self._threads
 
     def memory_kb(self) -> int | None:
         """The memory it holds now (pages, cache and kernel memory charged to it)."""

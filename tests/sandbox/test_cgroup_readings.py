@@ -12,11 +12,12 @@ import pytest
 from arena import sandbox
 from arena.sandbox import cgroups
 
-# Waits for a line on stdin, then starts a second thread; both sleep until it is killed.
+# At a first line on stdin it starts a second thread, which ends at a second line; the first
+# sleeps until it is killed.
 LATE_THREAD = (
     "import sys, threading, time\n"
     "sys.stdin.readline()\n"
-    "threading.Thread(target=time.sleep, args=(60,)).start()\n"
+    "threading.Thread(target=sys.stdin.readline).start()\n"
     "time.sleep(60)\n"
 )
 
@@ -26,10 +27,21 @@ def measured(cgroup: cgroups.Cgroup) -> set[str]:
     return {path.split("/")[2] for path in cgroup.counters.fds if path.endswith("/schedstat")}
 
 
-def test_a_thread_started_between_readings_counts_in_the_waits_on_cgroup_v1() -> None:
+def readings_until(cgroup: cgroups.Cgroup, threads: int) -> set[str]:
+    """Read as the referee does until ``threads`` are measured (bounded, not paced)."""
+    deadline = time.monotonic() + 30
+    while len(measured(cgroup)) != threads and time.monotonic() < deadline:
+        cgroup.reading()
+        time.sleep(0.005)
+    return measured(cgroup)
+
+
+def test_threads_started_and_ended_between_readings_are_counted_so_on_cgroup_v1() -> None:
     """On v1 a bot's waits are its threads' run-queue delays: a thread it starts after the
-    referee has read them many times over is added at the next reading (a descriptor of the
-    ``tasks`` list kept open would list the first threads for as long as it is read)."""
+    referee has read them many times over is added at a next reading, and one that ends is
+    dropped (a descriptor of the ``tasks`` list kept open would list the first threads for as
+    long as it is read: a thread started later would go unmeasured, and the id of one ended,
+    taken by another thread of the host, would add that thread's waits to the bot's)."""
     if not sandbox.probe().has("cgroup") or cgroups.version() != 1:
         pytest.skip("per-thread waits are cgroup v1's (v2 reads the cgroup's CPU pressure)")
     cgroup = cgroups.Cgroup(256, 16, 1)
@@ -41,14 +53,15 @@ def test_a_thread_started_between_readings_counts_in_the_waits_on_cgroup_v1() ->
         for _ in range(20):  # as at every decision: many readings within the second
             cgroup.reading()
             time.sleep(0.005)
-        assert len(measured(cgroup)) == 1
-        bot.stdin.write(b"go\n")
+        first = measured(cgroup)
+        assert len(first) == 1
+        bot.stdin.write(b"start\n")
         bot.stdin.flush()
-        deadline = time.monotonic() + 30  # the thread starts within this: a bound, not a pace
-        while len(measured(cgroup)) < 2 and time.monotonic() < deadline:
-            cgroup.reading()
-            time.sleep(0.005)
-        assert len(measured(cgroup)) == 2
+        both = readings_until(cgroup, 2)
+        assert len(both) == 2 and first < both
+        bot.stdin.write(b"end\n")
+        bot.stdin.flush()
+        assert readings_until(cgroup, 1) == first
     finally:
         bot.kill()
         bot.wait()
