@@ -135,11 +135,13 @@ def hold(proc: BotProcess) -> None:
 
 
 def _remember(proc: BotProcess, spare: set[int]) -> None:
-    """Keep a pidfd of each process of the bot itself (all stopped: none can exit and free
-    its pid meanwhile), and none of the processes that are no longer it."""
-    for pid in [pid for pid in proc.itself if pid not in spare]:
-        os.close(proc.itself.pop(pid))
-    for pid in spare - proc.itself.keys():
+    """Keep a pidfd of each process of the bot itself, opened anew (they are stopped: none
+    can exit and leave its pid to another meanwhile), and none of those kept before (one may
+    be of a process gone whose pid another of the bot now has)."""
+    for fd in proc.itself.values():
+        os.close(fd)
+    proc.itself.clear()
+    for pid in spare:
         with contextlib.suppress(ProcessLookupError):
             proc.itself[pid] = os.pidfd_open(pid)
 
