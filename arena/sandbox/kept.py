@@ -147,12 +147,13 @@ def _remember(proc: BotProcess, spare: set[int]) -> None:
 
 
 def _signal_itself(proc: BotProcess, sig: int) -> bool:
-    """Send ``sig`` to each process of the bot itself; False if one of them is gone."""
+    """Send ``sig`` to each process of the bot itself; False if one of them is gone (or
+    could not be signalled, as ``_send`` allows)."""
     sent = True
     for fd in proc.itself.values():
         try:
             signal.pidfd_send_signal(fd, sig)
-        except ProcessLookupError:
+        except (ProcessLookupError, PermissionError):
             sent = False
     return sent
 
