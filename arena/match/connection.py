@@ -18,7 +18,7 @@ from __future__ import annotations
 import secrets
 import select
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -234,7 +234,7 @@ class Seating:
         self,
         poller: Poller,
         ctx: zmq.Context[zmq.Socket[bytes]],
-        folder: Path,
+        folder: Callable[[], Path],
         max_bytes: int,
         limits: sandbox.SandboxLimits,
         level: str | None,
@@ -243,7 +243,7 @@ class Seating:
     ) -> None:
         self.poller = poller
         self.ctx = ctx
-        self.folder = folder  # the match's private folder
+        self.folder = folder  # the match's private folder, made when first asked for
         self.max_bytes = max_bytes
         self.limits = limits
         self.level = level
@@ -273,9 +273,10 @@ class Seating:
         if spec.transport in STREAMS:
             channel = STREAMS[spec.transport](self.max_bytes)
         else:
-            path = self.folder / f"seat{index}.sock"
             if self.pool is not None and self.may_keep(spec):
                 path = self.pool.place(".sock")  # unique over the pool's lifetime
+            else:
+                path = self.folder() / f"seat{index}.sock"
             channel = ZmqChannel(self.ctx, str(path), self.max_bytes)
         return Connection(self.poller, channel, secrets.token_hex(16), reused=False)
 
@@ -312,7 +313,7 @@ class Seating:
         else in the match's folder."""
         if self.pool is not None and self.may_keep(spec):
             return self.pool.place(".log")
-        return self.folder / f"seat{index}.log"
+        return self.folder() / f"seat{index}.log"
 
     def keep(self, connection: Connection, spec: BotSpec) -> bool:
         """Give the connection's process to the pool for the next match, if it may be kept."""

@@ -137,6 +137,8 @@ class Referee:
         self.position = position  # a full position to start from (Game.load) instead of a deal
         self.options = game.resolve_options(options, len(self.bots))
         self.limits = limits or Limits()
+        self._limits = self.limits.as_dict()  # as every welcome and the replay carry them
+        self._options_key = json.dumps(self.options, sort_keys=True)  # the welcome's game
         self.match_id = match_id or new_match_id()
         self.ask_forced = ask_forced
         self.rulings = Rulings(policy or FaultPolicy(), self.limits)
@@ -168,12 +170,12 @@ class Referee:
         else:
             state = self.game.load(self.position)
         void = None
-        with sandbox.match_directory() as tmp:
+        with sandbox.MatchFolder() as folder:
             ctx = self.pool.ctx if self.pool is not None else zmq.Context()
             self.seating = seating = Seating(
                 self.poller,
                 ctx,
-                Path(tmp),
+                folder,
                 self.limits.max_message_bytes,
                 self.sandbox_limits,
                 self.sandbox_level,
@@ -210,7 +212,8 @@ class Referee:
         for seat in self.seats:
             seat.conn = seating.open(seat.index, seat.spec)
             self.connected.append((seat, seat.conn))
-        self.latency.list_threads()  # with ZeroMQ's I/O thread, started by the first socket
+        if any(not conn.reused and conn.stream is None for _, conn in self.connected):
+            self.latency.list_threads()  # with ZeroMQ's I/O thread, started by a first socket
         for seat in self.seats:
             assert seat.conn is not None
             if seat.conn.reused:
@@ -501,13 +504,13 @@ class Referee:
         seat.greeted = True
         assert seat.conn is not None
         process = views.process(seat.conn.channel)
-        options = json.dumps(self.options, sort_keys=True)
+        options = self._options_key
         game = process.welcome_game(_welcome_game(self.game, options), options)
         seat.views = views.SeatViews() if process.deltas else None
-        n = len(self.seats)
-        limits = self.limits.as_dict()
-        kept = self._kept(seat)
-        msg = messages.welcome(self.match_id, seat.index, n, game, limits, kept, process.deltas)
+        n, kept = len(self.seats), self._kept(seat)
+        msg = messages.welcome(
+            self.match_id, seat.index, n, game, self._limits, kept, process.deltas
+        )
         self._send(seat, msg)
 
     def _on_action(self, seat: _Seat, msg: dict[str, Any], received: float, item: Inbound) -> None:
@@ -668,7 +671,7 @@ class Referee:
                 {"seat": i, "name": b.name, "command": list(b.command)}
                 for i, b in enumerate(self.bots)
             ],
-            limits=self.limits.as_dict(),
+            limits=self._limits,
             position=self.position,
             decisions=self.records,
             events=state.event_log(),

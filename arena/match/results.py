@@ -6,7 +6,7 @@ server read results without importing the referee.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -62,7 +62,9 @@ class Limits:
     wall_factor: int = 3  # on the CPU clock, the wall-clock ceiling in times a budget
 
     def as_dict(self) -> dict[str, int | str]:
-        return asdict(self)
+        """Its fields (plain values all: a shallow copy, not ``asdict``'s deep one, which cost
+        a short match as much as a decision)."""
+        return dict(vars(self))
 
 
 @dataclass
@@ -112,4 +114,7 @@ class MatchResult:
         return [s.rank for s in self.seats]
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """As plain data, what a worker sends back after every match: its seats made dicts,
+        the rest shared with it (``asdict``'s deep copy of every list and dict cost a short
+        match as much as two decisions)."""
+        return {**vars(self), "seats": [dict(vars(seat)) for seat in self.seats]}

@@ -30,7 +30,7 @@ from .process import (
     kill_running,
     launch,
 )
-from .workdirs import match_directory
+from .workdirs import MatchFolder, match_directory
 
 __all__ = [
     "CONFINED",
@@ -41,6 +41,7 @@ __all__ = [
     "Counters",
     "HostError",
     "Layer",
+    "MatchFolder",
     "Probe",
     "Reading",
     "SandboxError",

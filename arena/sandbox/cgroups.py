@@ -110,6 +110,18 @@ def _write(path: Path, value: str | int) -> None:
         f.write(str(value))
 
 
+def read_whole(path: str, chunk: int = 1 << 16) -> bytes:
+    """A whole file of ``/proc`` or ``/sys`` in few system calls (open, reads, close)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        parts = [os.read(fd, chunk)]
+        while len(parts[-1]) == chunk:  # a full read: there may be more
+            parts.append(os.read(fd, chunk))
+        return b"".join(parts)
+    finally:
+        os.close(fd)
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_text()
@@ -192,6 +204,13 @@ class Cgroup:
         # Ready-made strings, so the child does little between fork and exec.
         self.procs_files = [str(d / "cgroup.procs") for d in self.dirs]
         self.counters = Counters()
+        self._members = str(self._file("pids", "cgroup.procs"))
+        self._tasks = str(self._file("cpu", "tasks"))
+        self._tasks_count = str(self._file("pids", "pids.current"))  # threads too, on v1
+        self._threads: list[str] = []  # the bot's threads as last listed (v1)
+        self._memory = str(
+            self._file("memory", "memory.current" if self.v2 else "memory.usage_in_bytes")
+        )
 
     def _file(self, controller: str, name: str) -> Path:
         return self._dir_of[controller] / name
@@ -221,12 +240,16 @@ class Cgroup:
                 os.close(fd)
 
     def pids(self) -> list[int]:
-        """Its processes; read between every two matches of a kept bot, so without pathlib."""
-        found: set[int] = set()
-        for path in self.procs_files:
-            with contextlib.suppress(OSError), open(path, "rb") as f:
-                found.update(map(int, f.read().split()))
-        return sorted(found)
+        """Its processes. On v1 those of its ``pids`` tree: every process joins each tree
+        before its program runs and a fork is born in all of them, and only a bot running
+        as this user (``rlimits``, unsandboxed) could move itself out of one. Read several
+        times between every two matches of a kept bot, so without Python's file objects;
+        opened anew each time: on v1 a descriptor kept open reads the list it first read for
+        a second after."""
+        try:
+            return sorted(map(int, read_whole(self._members).split()))
+        except OSError:
+            return []
 
     def kill(self) -> None:
         """SIGKILL every process in it until it is empty (new forks are caught next round)."""
@@ -266,18 +289,32 @@ class Cgroup:
             wait_ms = None if total is None else int(total) / 1000
             return Reading(None if cpu_us is None else cpu_us / 1000, wait_ms)
         cpu_ns = read(str(self._file("cpuacct", "cpuacct.usage")))
-        tids = (read(str(self._file("cpu", "tasks"))) or "").split()
-        delays = [self.counters.run_delay_ms(t) for t in tids]
-        for path in [p for p in self.counters.fds if p.endswith("/schedstat")]:
-            if path.split("/")[2] not in tids:  # a thread that ended: its counter is gone
-                self.counters.forget(path)
+        delays = [self.counters.run_delay_ms(t) for t in self._threads]
+        if None in delays or read(self._tasks_count) != f"{len(self._threads)}\n":
+            delays = [self.counters.run_delay_ms(t) for t in self._list_threads()]
         cpu_ms = None if cpu_ns is None else int(cpu_ns) / 1e6
         return Reading(cpu_ms, sum(d for d in delays if d is not None))
 
+    def _list_threads(self) -> list[str]:
+        """List the bot's threads (v1) anew, and forget the counters of those gone.
+
+        The list read last stands while every thread on it can still be read through its own
+        descriptor (bound to that thread, never to a newer one with its id) and the ``pids``
+        tree counts as many: none has ended and none has started. Each new list is read
+        through a new descriptor: one kept open and read again within the second lists what
+        it first did."""
+        try:
+            self._threads = read_whole(self._tasks).decode().split()
+        except OSError:
+            self._threads = []
+        for path in [p for p in self.counters.fds if p.endswith("/schedstat")]:
+            if path.split("/")[2] not in self._threads:  # a thread that ended
+                self.counters.forget(path)
+        return self._threads
+
     def memory_kb(self) -> int | None:
         """The memory it holds now (pages, cache and kernel memory charged to it)."""
-        name = "memory.current" if self.v2 else "memory.usage_in_bytes"
-        text = _read(self._file("memory", name))
+        text = self.counters.read(self._memory)  # read for each kept bot after every match
         return None if text is None else int(text) // 1024
 
     def remove(self) -> None:

@@ -24,6 +24,7 @@ import signal
 import time
 from pathlib import Path
 
+from .cgroups import read_whole
 from .process import BotProcess
 
 _HELPERS = 2  # bwrap's monitor and pid-namespace init stand between the launcher and the bot
@@ -33,10 +34,9 @@ _PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 def _stat(pid: int) -> list[str] | None:
     """The fields of /proc/PID/stat after the command name (state, ppid, pgrp, ...); read
-    several times between every two matches of a kept bot, so without pathlib."""
+    several times between every two matches of a kept bot, so without file objects."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].decode().split()
+        return read_whole(f"/proc/{pid}/stat").rsplit(b")", 1)[1].decode().split()
     except (OSError, IndexError):
         return None
 
@@ -80,24 +80,20 @@ def itself(proc: BotProcess, stats: dict[int, list[str]]) -> set[int]:
     return set(chain)
 
 
-def _stop_all(proc: BotProcess) -> dict[int, list[str]]:
+def _stop_all(proc: BotProcess) -> list[int]:
     """SIGSTOP every process of the bot until no new one shows up: a process forked while a
-    round ran is caught by the next, and stopped ones fork no more. Returns the stat fields of
-    the bot's processes, all stopped unless the rounds ran out of time (read as each was
-    stopped: its parent and start time, which ``itself`` needs, do not change). Each round
-    reads the bot's processes once and the stat of the new ones only: between two matches of
-    a bot that forked nothing, its cgroup twice and each of its processes once."""
-    stopped: dict[int, list[str]] = {}
-    seen: set[int] = set()  # stopped, or a zombie when seen
+    round ran is caught by the next, and stopped ones fork no more. Returns the bot's
+    processes as the last round found them, all stopped unless the rounds ran out of time
+    (zombies among them: a stop is nothing to them). Between two matches of a bot that
+    forked nothing: its cgroup read twice and a signal to each of its processes."""
+    seen: set[int] = set()  # signalled
     deadline = time.monotonic() + _ROUNDS_S
     while True:
         found = _pids(proc)
         todo = [pid for pid in found if pid not in seen]
         if not todo or time.monotonic() > deadline:
-            return {pid: stat for pid, stat in stopped.items() if pid in found}
-        new = _live(todo)
-        _send(list(new), signal.SIGSTOP)
-        stopped.update(new)
+            return found
+        _send(todo, signal.SIGSTOP)
         seen.update(todo)
 
 
@@ -121,14 +117,51 @@ def _send(pids: list[int], sig: int) -> None:
 
 
 def hold(proc: BotProcess) -> None:
-    """Between matches: stop every process of the bot, then kill all but the bot itself."""
-    stats = _stop_all(proc)
-    _kill_all_but(proc, itself(proc, stats), list(stats))
+    """Between matches: stop every process of the bot, then kill all but the bot itself.
+
+    Once the bot itself is known (from the last time it was held), its processes are stopped
+    through their pidfds, then the cgroup is read once: when those very processes, all still
+    there, are all it holds, none forked before its stop and none can since, so there is
+    nothing to kill and nothing more to read (a pidfd is never mistaken for a newer process
+    with the same pid). Otherwise, every process is stopped in rounds and the bot itself found
+    anew."""
+    known = proc.itself and _signal_itself(proc, signal.SIGSTOP)
+    if known and set(_pids(proc)) == proc.itself.keys():
+        return
+    stats = _live(_stop_all(proc))
+    spare = itself(proc, stats)
+    _remember(proc, spare)
+    _kill_all_but(proc, spare, list(stats))
+
+
+def _remember(proc: BotProcess, spare: set[int]) -> None:
+    """Keep a pidfd of each process of the bot itself, opened anew (they are stopped: none
+    can exit and leave its pid to another meanwhile), and none of those kept before (one may
+    be of a process gone whose pid another of the bot now has)."""
+    for fd in proc.itself.values():
+        os.close(fd)
+    proc.itself.clear()
+    for pid in spare:
+        with contextlib.suppress(ProcessLookupError):
+            proc.itself[pid] = os.pidfd_open(pid)
+
+
+def _signal_itself(proc: BotProcess, sig: int) -> bool:
+    """Send ``sig`` to each process of the bot itself; False if one of them is gone (or
+    could not be signalled, as ``_send`` allows)."""
+    sent = True
+    for fd in proc.itself.values():
+        try:
+            signal.pidfd_send_signal(fd, sig)
+        except (ProcessLookupError, PermissionError):
+            sent = False
+    return sent
 
 
 def release(proc: BotProcess) -> None:
-    """Its next match begins: let the bot run again (a zombie among them ignores it)."""
-    _send(_pids(proc), signal.SIGCONT)
+    """Its next match begins: let the bot itself run again (whatever else the cgroup may
+    hold, if the rounds of ``hold`` ran out of time, stays stopped until it is killed)."""
+    _signal_itself(proc, signal.SIGCONT)
 
 
 def memory_kb(proc: BotProcess) -> int:

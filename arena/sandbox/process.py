@@ -24,7 +24,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +141,8 @@ class BotProcess:
     stdout: int | None = None
     cgroup: Cgroup | None = None
     lease: uids.UidLease | None = None
+    # The bot itself as it was last held between matches (kept.py): a pidfd of each process.
+    itself: dict[int, int] = field(default_factory=dict)
     _final_usage: Usage | None = None
 
     @property
@@ -188,6 +190,9 @@ class BotProcess:
         if self.pidfd >= 0:
             os.close(self.pidfd)
             self.pidfd = -1
+        for fd in self.itself.values():
+            os.close(fd)
+        self.itself.clear()
 
     def usage(self) -> Usage:
         """CPU time and peak memory of all the bot's processes; final once it is killed."""
@@ -208,6 +213,8 @@ class BotProcess:
         print the error that matters first, the last words of a bot come at the end)."""
         try:
             size = self.log_path.stat().st_size
+            if not size:  # most bots print nothing: not opened after each match
+                return ""
             with self.log_path.open("rb") as f:
                 if size <= limit:
                     data = f.read(limit)

@@ -98,3 +98,23 @@ def match_directory() -> Iterator[Path]:
     _swept_once(base)
     with tempfile.TemporaryDirectory(prefix=f"{PREFIX}{os.getpid()}-", dir=base) as folder:
         yield Path(folder)
+
+
+class MatchFolder:
+    """A match's private folder (:func:`match_directory`), made the first time it is asked
+    for and removed at the end: a match whose bots are all kept processes needs none."""
+
+    def __init__(self) -> None:
+        self._made = contextlib.ExitStack()
+        self._path: Path | None = None
+
+    def __call__(self) -> Path:
+        if self._path is None:
+            self._path = self._made.enter_context(match_directory())
+        return self._path
+
+    def __enter__(self) -> MatchFolder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._made.close()

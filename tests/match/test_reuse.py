@@ -8,6 +8,7 @@ many matches it has played.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sqlite3
 import subprocess
@@ -25,6 +26,7 @@ from arena.match.pool import BotPool
 from arena.match.referee import play_match
 from arena.match.replay import read, strip_timing, verify
 from arena.match.results import Limits, MatchResult
+from arena.sandbox import workdirs
 from tests.ladder.helpers import ARENA, arena, stored_count, write_ladder
 from tests.procs import leftovers
 
@@ -91,6 +93,32 @@ def test_many_matches_through_one_process(folder: Path, pool: BotPool, transport
         assert [played(result, seat)[0] for seat in (0, 1)] == [number, number]
     assert len({played(r, 0)[1] for r in results}) == 1  # one process for seat a throughout
     assert len(pool) == 2
+
+
+@TRANSPORTS
+def test_only_a_match_with_a_process_that_is_not_kept_makes_a_match_folder(
+    folder: Path, pool: BotPool, transport: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that may be kept has its socket and log in the pool's folder, so a match of
+    such processes makes no folder of its own; one that may not be kept gets a folder, removed
+    with the match."""
+    made: list[Path] = []
+    real = workdirs.match_directory
+
+    @contextlib.contextmanager
+    def counted() -> Iterator[Path]:
+        with real() as path:
+            made.append(path)
+            yield path
+
+    monkeypatch.setattr(workdirs, "match_directory", counted)
+    bots = [reusable(folder, "a", transport=transport), reusable(folder, "b", transport=transport)]
+    for result in series(bots, pool, 2):
+        assert_clean(result)
+    assert made == []
+    bots[1] = replace(bots[1], reuse=False)
+    assert_clean(play_match(GAME, bots, 5, SHORT, LIMITS, pool=pool, ask_forced=True))
+    assert len(made) == 1 and not made[0].exists()
 
 
 @pytest.mark.parametrize("transport", ["zmq", "pipe", "stdio"])
@@ -293,6 +321,23 @@ def test_children_left_by_a_kept_process_do_not_live_into_its_next_match(
     bots = [kept(folder, "forker", "fork", 1), reusable(folder, "steady")]
     results = series(bots, pool, 3)
     assert "left children" in results[0].seats[0].log_tail  # a child and a daemon
+    for result in results:
+        assert_clean(result)
+    assert [played(r, 0)[0] for r in results] == [1, 2, 3]  # the same process, kept
+    assert [children(r, 0) for r in results] == [0, 0, 0]
+    pool.close()
+    assert leftovers(folder) == []
+
+
+def test_children_left_once_the_kept_process_is_known_do_not_live_into_its_next_match(
+    folder: Path, pool: BotPool
+) -> None:
+    """It forks in its second match, when the pool already knows which processes are the bot
+    itself (and reads nothing more of them while they stay the same): found and killed all
+    the same."""
+    bots = [kept(folder, "forker", "fork", 2), reusable(folder, "steady")]
+    results = series(bots, pool, 3)
+    assert "left children" in results[1].seats[0].log_tail
     for result in results:
         assert_clean(result)
     assert [played(r, 0)[0] for r in results] == [1, 2, 3]  # the same process, kept
