@@ -75,9 +75,20 @@ def _gone(tag: str, folder: Path, within_s: float = 15) -> list[str]:
     return left
 
 
+def _slow_down(script: Path) -> None:
+    """The ladder's bot copy takes 30 ms a decision (choices unchanged): its matches then last
+    long enough that a signal sent once 3 are stored always lands before the last is stored,
+    however fast the host plays them and however many a worker stores at once."""
+    text = script.read_text().replace("import random\n", "import random\nimport time\n", 1)
+    choose = "    def choose(self, turn: Turn) -> int:\n"
+    assert choose in text
+    script.write_text(text.replace(choose, choose + "        time.sleep(0.03)\n", 1))
+
+
 def _interrupt(path: Path, sig: int) -> tuple[int, str]:
     """Start a 2-worker run, send ``sig`` once a few matches are stored; its exit status and
     everything it and its helpers (the resource tracker) printed on stderr."""
+    _slow_down(path.parent / "bots" / "random_bot.py")
     tag = uuid.uuid4().hex
     env = {**os.environ, "ARENA_TEST_RUN": tag}
     runner = subprocess.Popen(
