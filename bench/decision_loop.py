@@ -17,9 +17,9 @@ applied without asking, welcome and game_over):
   ``random_mover``, which answers every ``go`` at once; wall time over the plies its PGN counts
   (and the CPU of fastchess and both engines over them). Like Arena's bots its engines are kept
   between games (fastchess's default ``restart=off``); unlike them they run without a sandbox;
-* the match folder: short matches (Happy Mochi cut to one turn, C++ bots kept, pipe) with
-  each match's folder on the tmpfs the referee uses and on disk (``/var/tmp``): wall and
-  referee CPU per match;
+* a match's fixed cost: short matches (Happy Mochi cut to one turn, C++ bots kept, pipe; a
+  match of kept processes makes no match folder), wall and referee CPU per match beside the
+  same per decision in whole games: how many decisions a match's start and end cost;
 * workers: ladders on 2 local workers against 1, of long matches (whole Motora games: 204
   and 408) and of short ones (Happy Mochi cut to one turn: 1200 and 2400), C++ bots kept, on
   the pipe: matches per second over the whole run (workers started with the run, as ``arena
@@ -66,7 +66,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import ladder as ladder_bench
 import transport
@@ -78,7 +77,6 @@ from arena.games import load_game
 from arena.match.bots import BotSpec, parse_bot
 from arena.match.pool import BotPool
 from arena.match.referee import play_match
-from arena.sandbox import workdirs
 from protocol import codec, messages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,8 +90,6 @@ TARGET_CPU_US = 80.0  # issue 30: the referee's CPU per decision
 # The workers' ladders, in rounds of 12 matches: long 204 and 408 Motora games, short 1200 and
 # 2400 one-turn matches (a real ladder's length: a run of a few seconds is mostly start-up)
 WORKER_ROUNDS = (17, 100)
-TMPFS = workdirs.match_base()  # where this process makes match folders (a tmpfs if there is one)
-DISK = Path("/var/tmp")  # match folders on disk, to compare
 
 
 @dataclass
@@ -160,11 +156,10 @@ def arena(
 SHORT = {"max_rounds": 1, "max_turns_per_round": 1}  # Happy Mochi cut to one turn
 
 
-def short_matches(base: Path, seeds: range) -> Sample:
-    """Short matches of kept C++ bots on the pipe with every match folder made in ``base``:
-    wall and CPU per match (``count``: matches, not decisions)."""
-    with mock.patch.object(workdirs, "match_base", lambda: base):
-        played = arena(cpp_bots("pipe"), seeds, GAME, SHORT)
+def short_matches(seeds: range) -> Sample:
+    """Short matches of kept C++ bots on the pipe: wall and CPU per match (``count``: matches,
+    not decisions)."""
+    played = arena(cpp_bots("pipe"), seeds, GAME, SHORT)
     return Sample(played.wall_s, played.cpu_s, len(seeds))
 
 
@@ -297,8 +292,7 @@ def measure(
         "sdk_pipe": lambda b: arena(python_bots("pipe"), range(b * matches, (b + 1) * matches)),
         "raw_pipe": lambda b: raw("pipe", round_trips),
         "raw_zmq": lambda b: raw("zmq", round_trips),
-        "short_tmpfs": lambda b: short_matches(TMPFS, range(b * shorts, (b + 1) * shorts)),
-        "short_disk": lambda b: short_matches(DISK, range(b * shorts, (b + 1) * shorts)),
+        "short": lambda b: short_matches(range(b * shorts, (b + 1) * shorts)),
     }
     if engines is not None:
         kinds["fastchess"] = lambda b: fastchess(*engines, rounds)
@@ -444,7 +438,7 @@ def rows_of(
     """The table: Arena's decision loop beside fastchess (when measured) and the raw floors."""
     pipe, zmq_, sdk = totals["pipe"], totals["zmq"], totals["sdk_pipe"]
     raw_pipe, raw_zmq = totals["raw_pipe"], totals["raw_zmq"]
-    tmpfs, disk = totals["short_tmpfs"], totals["short_disk"]
+    short = totals["short"]
     cpp = f"Arena, {GAME}, C++ bots kept"
     rows = []
     if "fastchess" in totals:
@@ -459,8 +453,6 @@ def rows_of(
                    "fastchess: CPU per ply, both engines counted", chess.cpu_us, "us", ""),
                pipe, chess),
         ]  # fmt: skip
-    folder = f"{TMPFS} ({workdirs.filesystem(TMPFS)})"
-    on_disk = f"{DISK} ({workdirs.filesystem(DISK)})"
     return [
         *rows,
         at(row(f"{cpp}, pipe: wall per decision", pipe.wall_us,
@@ -479,12 +471,12 @@ def rows_of(
                zmq_.cpu_us, "the same on the pipe", pipe.cpu_us, "us", ""), zmq_, pipe),
         at(row(f"Arena, {GAME}, Python SDK random bots kept, pipe: wall per decision",
                sdk.wall_us, "the same with C++ bots", pipe.wall_us, "us", ""), sdk, pipe),
-        at(row(f"short matches ({GAME} cut to one turn), C++ bots kept, pipe: wall per match, "
-               f"match folders in {folder}", tmpfs.wall_us / 1000,
-               f"the same, match folders in {on_disk}", disk.wall_us / 1000, "ms", ""),
-           tmpfs, disk),
-        at(row("the same: referee CPU per match, match folders in the first", tmpfs.cpu_us / 1000,
-               "the same, in the second", disk.cpu_us / 1000, "ms", ""), tmpfs, disk),
+        at(row(f"short matches ({GAME} cut to one turn), C++ bots kept, pipe: wall per match",
+               short.wall_us / 1000, "wall per decision in whole games, the same bots",
+               pipe.wall_us / 1000, "ms", ""), short, pipe),
+        at(row("the same: referee CPU per match", short.cpu_us / 1000,
+               "referee CPU per decision in whole games", pipe.cpu_us / 1000, "ms", ""),
+           short, pipe),
         *(
             at(row(f"Arena, {game_id}, C++ bots kept, pipe: referee CPU per decision",
                    referee.cpu_us, "its engine's share: view, events, turn encoded, act, "

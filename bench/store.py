@@ -61,6 +61,7 @@ from arena.ladder.run import records, schedule_of  # noqa: E402
 from arena.ladder.schedule import MatchSpec  # noqa: E402
 from arena.ladder.store import Store  # noqa: E402
 from arena.ladder.tally import ladder_stats  # noqa: E402
+from arena.sandbox.workdirs import filesystem  # noqa: E402
 from tests.ladder.helpers import SyntheticExecutor, arena, write_ladder  # noqa: E402
 from tests.postgres import PostgresServer  # noqa: E402
 
@@ -78,16 +79,6 @@ Rows = list[tuple[tuple[Any, ...], list[tuple[Any, ...]]]]  # (match row, its se
 
 def load() -> float:
     return round(os.getloadavg()[0], 2)
-
-
-def filesystem(path: Path) -> str:
-    """The type of the file system holding ``path`` (on tmpfs a sync costs nothing)."""
-    best, kind = Path("/"), "?"
-    for line in Path("/proc/mounts").read_text().splitlines():
-        _, mount, fs, *_ = line.split()
-        if path.is_relative_to(mount) and len(mount) >= len(str(best)):
-            best, kind = Path(mount), fs
-    return kind
 
 
 def ladder(folder: Path, rounds: int, database: str | None) -> LadderConfig:
