@@ -7,12 +7,13 @@ How sets complete out of order on 2 workers (``arena.ladder.executor.Dispatcher`
 seats, worker 0 plays the first rotation of every set (lane 0) and worker 1 the second (lane 1),
 each its own lane in schedule order, so sets complete in schedule order until a worker with
 nothing of its own left takes from the front of the other's queue. Here the second match of the
-first set is slow (bot r1 sleeps at each decision of that match only, about 7 s in all), so
+first set is slow (bot r1 sleeps at each decision of that match only, about 13 s in all), so
 worker 0 plays its whole lane (short matches, milliseconds each once its bots are kept) while
 worker 1 is still in it, then takes worker 1's next sets, whose first matches it stored
-already: they complete before the first set (measured with the machine loaded 5-fold on 2
-cores: the first such set about 1.5 s after the start). A run in which worker 0 is still
-slower, several-fold, is played once more."""
+already: they complete before the first set. Measured with the machine loaded 4- and 8-fold on
+2 cores, the first such set completed 1.3 s and 3.6 s after the start. A run in which worker 0
+is slower still, several-fold, is played once more. On 1 worker r1 does not sleep: one worker
+completes the sets in schedule order whatever their timing, and a sleep changes no result."""
 
 from __future__ import annotations
 
@@ -29,8 +30,8 @@ from arena.ladder.config import load_ladder
 from .helpers import arena, show_json, write_ladder
 
 BOTS = 4  # 2 seats, 3 rounds: 18 sets of 2 matches, each bot in 9
-SLEEP_S = 0.8  # at each of r1's decisions (about 9) in the slow match: 7 s in all
-LIMITS = "[limits]\nmove_ms = 5000"  # a sleep overshot on a busy machine is still no timeout
+SLEEP_S = 1.5  # at each of r1's decisions (about 9) in the slow match on 2 workers
+LIMITS = "[limits]\nmove_ms = 5000"  # a sleep overshot on a busy machine is still far inside
 SLOW = """
 class Slow(RandomBot):
     def __init__(self, seed: int, match: str) -> None:
@@ -55,20 +56,26 @@ ATTEMPTS = 2  # 2-worker runs, until one completes its sets out of schedule orde
 
 
 def _played(folder: Path, workers: int) -> Path:
-    """The ladder played on ``workers``, its bot r1 slow in the second match of the first set
-    (lane 1: worker 1's on 2 workers)."""
+    """The ladder played on ``workers``; on more than one, bot r1 slow in one match."""
     path = write_ladder(folder, bots=BOTS, seats=2, rounds=3, extra=LIMITS, own_bot_copy=True)
+    if workers > 1:
+        _slow_down(path)
+    out = arena("ladder", "run", str(path), "--workers", str(workers), "--quiet", timeout=600)
+    assert out.returncode == 0, out.stderr
+    return path
+
+
+def _slow_down(path: Path) -> None:
+    """Make bot r1 of the ladder at ``path`` sleep at each decision of the second match of the
+    first set (lane 1: worker 1's on 2 workers), and nowhere else."""
     specs = ladder.schedule_of(load_ladder(path))
     slow = specs[1]
     assert slow.set_id == specs[0].set_id and slow.rotation == 1 and "r1" in slow.bots
-    script = folder / "bots" / "random_bot.py"
+    script = path.parent / "bots" / "random_bot.py"
     text = script.read_text().replace("\nif __name__", SLOW % SLEEP_S + "\nif __name__", 1)
     text = text.replace("annotations\n", "annotations\n\nimport sys\nimport time\n", 1)
     script.write_text(text)
     path.write_text(path.read_text().replace("--seed 1", f"--seed 1 --slow {slow.match_id}"))
-    out = arena("ladder", "run", str(path), "--workers", str(workers), "--quiet", timeout=600)
-    assert out.returncode == 0, out.stderr
-    return path
 
 
 def _completed(path: Path) -> dict[str, list[str]]:
