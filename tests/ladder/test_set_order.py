@@ -1,7 +1,9 @@
 """The table's intervals and ``=`` marks take the complete duplicate sets in schedule order,
 whatever order they complete in: the same ladder played on 1 worker and on 2 (where sets
 complete in another order) shows exactly the same table and comparisons. Real bots, the real
-referee and ``arena ladder run`` / ``show`` / ``compare``.
+referee and ``arena ladder run`` / ``show`` / ``compare``. (With these close random bots the
+table's intervals hardly move with the order of 9 sets; the pairs' comparisons, over 3 sets
+each, do: a tally that took the sets in the order they completed fails here.)
 
 How sets complete out of order on 2 workers (``arena.ladder.executor.Dispatcher``): with 2
 seats, worker 0 plays the first rotation of every set (lane 0) and worker 1 the second (lane 1),
