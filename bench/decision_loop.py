@@ -353,8 +353,11 @@ def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, 
     the two runs over the matches between them) and a fixed one (start-up and the run's end),
     figures that a shared machine's load moves far less than wall time; the steady cost is
     also given apart for the runner (its process), the workers (theirs, bots not counted) and
-    the bots. Each ``blocks`` times in turns (1 worker, 2 workers, the spinning processes), so
-    that a drifting load hits all alike; figures are the blocks' means."""
+    the bots. The steady ratio is also given beside the most the machine allows at that
+    moment: the cores 2 spinning processes get over the cores the ladder of 1 worker already
+    keeps busy (its runner stores on one core while its worker plays on the other). Each
+    ``blocks`` times in turns (1 worker, 2 workers, the spinning processes), so that a
+    drifting load hits all alike; figures are the blocks' means."""
     pipe, bot = ['transport = "pipe"'], str(CPP_BOT)
     kinds: dict[str, dict[str, Any]] = {
         "long": dict(game="motora", short=False),
@@ -384,6 +387,7 @@ def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, 
         cpu = {f: mean(what, n, key, f) for f in (1, 2)}
         return 1e6 * (cpu[2] - cpu[1]) / (played[2] - played[1])
 
+    floor = statistics.fmean(floors)
     rows = []
     for what, kind in kinds.items():
         played = runs[what, 1, 1][0]["matches"]
@@ -392,12 +396,16 @@ def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, 
         longer = runs[what, 1, 2][0]["matches"]
         name = f"ladder of {longer} {what} matches ({kind['game']}), C++ bots kept, pipe"
         goal = {"long": ">= 1.7", "short": ">= 1.3"}[what]
+        steady = {n: mean(what, n, "steady_matches_per_s") for n in (1, 2)}
+        busy = steady_ms[1] * steady[1] / 1000  # the cores 1 worker's ladder keeps busy
         rows += [
             row(f"{name}, 2 workers: whole run", mean(what, 2, "matches_per_s"),
                 "1 local worker", mean(what, 1, "matches_per_s"), "matches/s", goal),
-            row("the same, second half (steady), 2 workers", mean(what, 2,
-                "steady_matches_per_s"), "1 worker", mean(what, 1, "steady_matches_per_s"),
+            row("the same, second half (steady), 2 workers", steady[2], "1 worker", steady[1],
                 "matches/s", ""),
+            row("the same: 2 workers / 1, steady", steady[2] / steady[1], "the most this "
+                "machine allows now: the cores 2 spinning processes get / the cores 1 worker's "
+                f"ladder keeps busy in steady state ({busy:.2f})", floor / busy, "x", ""),
             row("the same, start-up and end (wall beyond its matches at the steady rate), "
                 "2 workers", mean(what, 2, "startup_s"), "1 worker", mean(what, 1, "startup_s"),
                 "s", ""),
@@ -418,7 +426,6 @@ def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, 
     rows.append(row("short matches: the runner's CPU per stored match in steady state, "
                     "1 worker", steady_us("short", 1, "runner_cpu_s"), "the bound asked of it",
                     RUNNER_US, "us", "<= 1"))  # fmt: skip
-    floor = statistics.fmean(floors)
     rows.append(row("2 processes spinning in pure Python", floor, "1 process", 1.0, "x", ""))
     for line in rows:
         line["load_1min"] = round(statistics.fmean(loads), 2)
