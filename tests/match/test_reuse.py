@@ -315,29 +315,16 @@ def test_extra_connections_allowed_in_a_match_are_not_carried_into_the_next(
     assert played(second, 0)[0] == 1 and played(second, 1)[0] == 2
 
 
+@pytest.mark.parametrize("match", [1, 2])
 def test_children_left_by_a_kept_process_do_not_live_into_its_next_match(
-    folder: Path, pool: BotPool
+    folder: Path, pool: BotPool, match: int
 ) -> None:
-    bots = [kept(folder, "forker", "fork", 1), reusable(folder, "steady")]
+    """It forks in its first match, or in its second, when the pool already knows which
+    processes are the bot itself (and reads nothing more of them while they stay the same):
+    found and killed all the same."""
+    bots = [kept(folder, "forker", "fork", match), reusable(folder, "steady")]
     results = series(bots, pool, 3)
-    assert "left children" in results[0].seats[0].log_tail  # a child and a daemon
-    for result in results:
-        assert_clean(result)
-    assert [played(r, 0)[0] for r in results] == [1, 2, 3]  # the same process, kept
-    assert [children(r, 0) for r in results] == [0, 0, 0]
-    pool.close()
-    assert leftovers(folder) == []
-
-
-def test_children_left_once_the_kept_process_is_known_do_not_live_into_its_next_match(
-    folder: Path, pool: BotPool
-) -> None:
-    """It forks in its second match, when the pool already knows which processes are the bot
-    itself (and reads nothing more of them while they stay the same): found and killed all
-    the same."""
-    bots = [kept(folder, "forker", "fork", 2), reusable(folder, "steady")]
-    results = series(bots, pool, 3)
-    assert "left children" in results[1].seats[0].log_tail
+    assert "left children" in results[match - 1].seats[0].log_tail  # a child and a daemon
     for result in results:
         assert_clean(result)
     assert [played(r, 0)[0] for r in results] == [1, 2, 3]  # the same process, kept
