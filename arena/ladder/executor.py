@@ -444,7 +444,7 @@ class Concurrency:
         """For the progress line: '' at full speed, else how far it slowed down."""
         if self.limit >= self.slots:
             return ""
-        return f"host busy: {self.limit} of {self.slots} jobs in flight"
+        return f"slowed: referees wait for a CPU, {self.limit} of {self.slots} jobs in flight"
 
 
 class Dispatcher:

@@ -275,7 +275,8 @@ def test_the_dispatcher_keeps_fewer_jobs_in_flight_while_referees_wait_then_more
     busy = Concurrency(4)
     for _ in range(2 * 4):  # four busy windows of 2 s of matches: down to one job, not below
         busy.observe(Loaded(0.5)._result(bare_job("a")))
-    assert busy.limit == 1 and busy.shown() == "host busy: 1 of 4 jobs in flight"
+    assert busy.limit == 1
+    assert busy.shown() == "slowed: referees wait for a CPU, 1 of 4 jobs in flight"
     for _ in range(2 * Concurrency.CALM_WINDOWS):  # calm windows: one more at a time
         busy.observe(Loaded(0.01)._result(bare_job("d")))
     assert busy.limit == 2

@@ -30,8 +30,9 @@ def test_progress_lines_when_not_a_terminal_then_a_changed_bot_is_refused_with_a
     assert code == 0, err
     lines = [line for line in err.splitlines() if line.startswith("tiny: ") and "/6 " in line]
     assert lines[0].startswith("tiny: 0/6 matches, 0.00/s, 0 bot faults")
-    # On a busy machine the run says it slowed down: "(host busy: 1 of 2 jobs in flight)".
-    busy = r"( \(host busy: \d of \d jobs in flight\))?"
+    # On a busy machine the run says it slowed down:
+    # "(slowed: referees wait for a CPU, 1 of 2 jobs in flight)".
+    busy = r"( \(slowed: referees wait for a CPU, \d of \d jobs in flight\))?"
     assert re.fullmatch(r"tiny: 6/6 matches, \d+\.\d\d/s, 0 bot faults" + busy, lines[-1])
     assert len(lines) == 7
     summary = next(line for line in err.splitlines() if "matches scheduled" in line)
