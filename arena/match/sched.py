@@ -12,23 +12,29 @@ fewer matches at once while its referees wait (``arena.ladder.executor.Concurren
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 from arena.sandbox import Counters
 
 TASKS = "/proc/self/task"
+IO_THREAD = b"ZMQbg/IO/"  # how libzmq names the I/O threads that carry a context's messages
 
 
 class Latency:
     """One referee's scheduling latency over one match (use it from the referee's thread).
 
-    Its process's threads are listed when the match begins and again once its sockets are open
+    Its threads are the referee's own (the one that began the match) and ZeroMQ's I/O threads,
+    which carry every message; no other thread of its process (a test runner's, a pool's, one
+    left busy by its caller) is its work, so none of their waits is ever credited to a seat.
+    They are listed when the match begins and again once its sockets are open
     (:meth:`list_threads`; ZeroMQ starts its I/O thread with a context's first socket), not at
     every reading: listing them costs more than reading all their counters."""
 
     def __init__(self) -> None:
         self.counters = Counters()
-        self.threads: list[str] = []  # the ids of this process's threads, as listed
+        self.threads: list[str] = []  # the ids of the referee's threads, as listed
+        self.own = ""  # the id of the thread that began the match
         self.start: float | None = None
         self.timed = 0  # polls that ended by their timeout
         self.late_total_ms = 0.0
@@ -36,19 +42,20 @@ class Latency:
         self.moved = 0  # deadlines moved on because the host kept a seat from running
 
     def begin(self) -> None:
+        self.own = str(threading.get_native_id())
         self.list_threads()
         self.start = self.waited_ms()
 
     def list_threads(self) -> None:
-        """List this process's threads anew (the counters of those gone are closed)."""
-        threads = sorted(os.listdir(TASKS))
+        """List the referee's threads anew (the counters of those gone are closed)."""
+        threads = sorted(t for t in os.listdir(TASKS) if t == self.own or _carries_messages(t))
         for gone in set(self.threads) - set(threads):
             self.counters.forget(f"{TASKS}/{gone}/schedstat")
         self.threads = threads
 
     def waited_ms(self) -> float | None:
-        """How long this process's threads (the referee's, and its ZeroMQ I/O threads, which
-        carry every message) have waited for a CPU, added up (None: not measured)."""
+        """How long the referee's threads (its own, and ZeroMQ's I/O threads, which carry every
+        message) have waited for a CPU, added up (None: not measured)."""
         delays = [self.counters.run_delay_ms(f"self/task/{t}") for t in self.threads]
         known = [d for d in delays if d is not None]
         return sum(known) if known else None
@@ -79,3 +86,12 @@ class Latency:
 
     def close(self) -> None:
         self.counters.close()
+
+
+def _carries_messages(thread: str) -> bool:
+    """Whether the thread is one of ZeroMQ's I/O threads (by the name libzmq gives them)."""
+    try:
+        with open(f"{TASKS}/{thread}/comm", "rb") as comm:
+            return comm.read().startswith(IO_THREAD)
+    except OSError:  # it ended meanwhile
+        return False
