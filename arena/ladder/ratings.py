@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.ladder import stats
+from arena.ladder import stats, two_sides
 from arena.ladder.stats import Estimate
 
 OK = "ok"
@@ -134,6 +134,10 @@ class BotStats:
         }
 
 
+Pair = tuple[float, float]  # (mu, sigma)
+Ratings = dict[str, Pair]
+
+
 class _Model:
     """TrueSkill or OpenSkill behind one small interface: ``new()`` and ``rate()``."""
 
@@ -144,6 +148,7 @@ class _Model:
 
             self.impl: Any = PlackettLuce(mu=s.mu, sigma=s.sigma, beta=s.beta, tau=s.tau)
             self.new: Callable[..., Any] = self.impl.rating
+            self.two_sides: two_sides.TwoSides | None = None
         else:
             import trueskill
 
@@ -151,9 +156,15 @@ class _Model:
                 mu=s.mu, sigma=s.sigma, beta=s.beta, tau=s.tau, draw_probability=s.draw_probability
             )
             self.new = self.impl.create_rating
+            self.two_sides = two_sides.TwoSides(self.impl)  # in closed form
 
-    def rate(self, groups: list[list[Any]], ranks: list[int]) -> list[list[Any]]:
-        return [list(g) for g in self.impl.rate(groups, ranks=ranks)]
+    def rate(self, before: list[list[Pair]], ranks: list[int]) -> list[list[Pair]]:
+        """The (mu, sigma) of each player of each group after a match the groups finished
+        ``ranks``, from their (mu, sigma) ``before``."""
+        if self.two_sides and len(before) == 2:
+            return self.two_sides.rate(before, ranks)
+        players = [[self.new(mu=mu, sigma=sigma) for mu, sigma in g] for g in before]
+        return [[_ms(r) for r in g] for g in self.impl.rate(players, ranks=ranks)]
 
 
 def _groups(match: MatchRecord) -> list[tuple[int, ...]]:
@@ -192,19 +203,14 @@ class Rater:
         groups = _groups(match)
         before = [[changed.get(b) or known[b] for b in (match.seats[s].bot for s in g)]
                   for g in groups]  # fmt: skip
-        players = [[self.model.new(mu=mu, sigma=sigma) for mu, sigma in g] for g in before]
         ranks = [min(match.seats[s].rank for s in g) for g in groups]
         history = []
-        for group, rated in zip(groups, self.model.rate(players, ranks), strict=True):
+        for group, rated in zip(groups, self.model.rate(before, ranks), strict=True):
             for seat, rating in zip(group, rated, strict=True):
                 bot = match.seats[seat].bot
-                changed[bot] = _ms(rating)
+                changed[bot] = rating
                 history.append(HistoryRow(match.position, match.match_id, bot, *changed[bot]))
         return changed, history
-
-
-Pair = tuple[float, float]  # (mu, sigma)
-Ratings = dict[str, Pair]
 
 
 def rate(
