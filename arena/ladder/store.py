@@ -18,6 +18,7 @@ lock held by the runner's connection: the server drops it when the runner dies.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
@@ -236,6 +237,9 @@ class Store:
         self.path = None if conn.postgres else Path(location)
         self.identity = _identity(self.path) if self.path is not None and lock else None
         self.stream: RatingStream | None = None  # the writer's: rates each match it stores
+        # the matches :meth:`record_matches` is storing, as records, while it rates and
+        # tallies them: :meth:`records_of` does not read back what it has just written
+        self.storing: dict[str, MatchRecord] = {}
 
     @classmethod
     def create(cls, location: Location, game: str) -> Store:
@@ -436,7 +440,11 @@ class Store:
             self.conn.executemany(f"INSERT INTO matches VALUES ({_marks(rows[0])})", rows)
             self.conn.executemany(f"INSERT INTO results VALUES ({_marks(seats[0])})", seats)
             if self.stream is not None:
-                self.stream.stored(self, [spec for spec, _, _ in matches])
+                self.storing = {spec.match_id: _record(spec, result) for spec, result, _ in matches}
+                try:
+                    self.stream.stored(self, [spec for spec, _, _ in matches])
+                finally:
+                    self.storing = {}
             self._changed(len(matches))
 
     def record_void(
@@ -509,8 +517,13 @@ class Store:
         return _records(results, matches, positions)
 
     def records_of(self, positions: Mapping[str, int]) -> list[MatchRecord]:
-        """The stored matches ``positions`` names (a few, by id), in schedule order."""
-        ids = list(positions)
+        """The stored matches ``positions`` names (a few, by id), in schedule order; those being
+        stored (:attr:`storing`) as they were given, the others read."""
+        storing = [dataclasses.replace(self.storing[m], position=p)
+                   for m, p in positions.items() if m in self.storing]  # fmt: skip
+        ids = [m for m in positions if m not in self.storing]
+        if not ids:
+            return sorted(storing, key=lambda m: m.position)
         marks = ", ".join("?" * len(ids))
         results = self.conn.execute(
             "SELECT match_id, bot, score, rank, status FROM results "
@@ -520,7 +533,8 @@ class Store:
         matches = self.conn.execute(
             f"SELECT id, set_id, outcome FROM matches WHERE id IN ({marks})", ids
         )
-        return _records(results, matches, positions)
+        read = _records(results, matches, positions)
+        return sorted([*storing, *read], key=lambda m: m.position) if storing else read
 
     def seat_results(self, bot: str) -> list[dict[str, Any]]:
         """Every stored seat ``bot`` played: match id, status, detail, stderr tail."""
@@ -840,6 +854,20 @@ def _seat_row(match_id: str, s: Mapping[str, Any]) -> tuple[Any, ...]:
         s["strikes"],
         json.dumps(s["incidents"]),
         s["log_tail"],
+    )
+
+
+def _record(spec: MatchSpec, result: Mapping[str, Any]) -> MatchRecord:
+    """A finished match as :func:`_records` reads it back once stored (a score as the REAL it
+    is stored as)."""
+    seats = sorted(result["seats"], key=lambda s: s["seat"])
+    teams = result["outcome"].get("teams")
+    return MatchRecord(
+        spec.position,
+        spec.match_id,
+        spec.set_id,
+        tuple(SeatRecord(s["name"], float(s["score"]), s["rank"], s["status"]) for s in seats),
+        tuple(tuple(t) for t in teams) if teams else None,
     )
 
 
