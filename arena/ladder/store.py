@@ -519,8 +519,7 @@ class Store:
     def records_of(self, positions: Mapping[str, int]) -> list[MatchRecord]:
         """The stored matches ``positions`` names (a few, by id), in schedule order; those being
         stored (:attr:`storing`) as they were given, the others read."""
-        storing = [dataclasses.replace(self.storing[m], position=p)
-                   for m, p in positions.items() if m in self.storing]  # fmt: skip
+        storing = [_at(self.storing[m], p) for m, p in positions.items() if m in self.storing]
         ids = [m for m in positions if m not in self.storing]
         if not ids:
             return sorted(storing, key=lambda m: m.position)
@@ -802,6 +801,9 @@ class Store:
         return int(self.conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
 
 
+_sorted_json = json.JSONEncoder(sort_keys=True).encode  # json.dumps(x, sort_keys=True), built once
+
+
 def _match_row(
     spec: MatchSpec, result: Mapping[str, Any], attempts: int, finished: float
 ) -> tuple[Any, ...]:
@@ -816,8 +818,8 @@ def _match_row(
         "done",
         result["game"],
         result["game_version"],
-        json.dumps(result["options"], sort_keys=True),
-        json.dumps(result["outcome"], sort_keys=True),
+        _sorted_json(result["options"]),
+        _sorted_json(result["outcome"]),
         result["decisions"],
         result["duration_ms"],
         finished - result["duration_ms"] / 1000,
@@ -826,7 +828,7 @@ def _match_row(
         result["worker"],
         result["sandbox"],
         result["replay_path"],
-        json.dumps(result.get("sched", {}), sort_keys=True),
+        _sorted_json(result.get("sched", {})),
     )
 
 
@@ -843,7 +845,7 @@ def _seat_row(match_id: str, s: Mapping[str, Any]) -> tuple[Any, ...]:
         s["decisions"],
         s["time_ms"],
         s["max_ms"],
-        json.dumps(s["warnings"], sort_keys=True),
+        _sorted_json(s["warnings"]),
         s["transport"],
         s["sandbox"],
         s["exit_code"],
@@ -869,6 +871,11 @@ def _record(spec: MatchSpec, result: Mapping[str, Any]) -> MatchRecord:
         tuple(SeatRecord(s["name"], float(s["score"]), s["rank"], s["status"]) for s in seats),
         tuple(tuple(t) for t in teams) if teams else None,
     )
+
+
+def _at(record: MatchRecord, position: int) -> MatchRecord:
+    """``record`` at ``position`` (a following ladder places matches in storage order)."""
+    return record if record.position == position else dataclasses.replace(record, position=position)
 
 
 def _marks(row: Sequence[Any]) -> str:
