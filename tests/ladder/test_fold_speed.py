@@ -4,7 +4,6 @@ one-sided bettor's states, as databases keep them and compare them with a fold i
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
@@ -60,10 +59,14 @@ def test_moments_give_the_fraction_sums_texts_and_figures(kind: str) -> None:
 
 
 def test_moments_read_todays_texts_and_refuse_sums_no_float_makes() -> None:
-    saved = "3 -11/8 1073/64 -98447/512"  # -1.5, 0.25 and -0.125 as the Fraction fold saved them
+    saved = "3 -11/8 149/64 -1721/512"  # -1.5, 0.25 and -0.125 as the Fraction fold saves them
+    before = reference.Moments()
+    for value in (-1.5, 0.25, -0.125):
+        before.add(value)
+    assert before.text() == saved
     moments = stats.Moments(saved)
-    assert moments.text() == saved
-    assert (moments.mean, moments.sd) == (-11 / 24, math.sqrt((1073 / 64 - 121 / 192) / 2))
+    assert moments.text() == saved and moments.count == 3
+    assert (moments.mean, moments.sd, moments.skew) == reference.moments_figures(before)
     assert stats.Moments().text() == "0 0 0 0"
     with pytest.raises(ValueError, match="1/3 is not a sum of floats"):
         stats.Moments("1 1/3 1/9 1/27")
