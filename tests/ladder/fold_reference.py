@@ -1,6 +1,6 @@
 """The fold of one value as ``arena.ladder.stats`` and ``betting`` computed it before it was
 made cheaper (``Fraction`` sums, whole-grid numpy steps): the oracle the faster fold must equal
-bit for bit (``test_fold_speed.py``), and the "before" of ``bench/fold.py``."""
+bit for bit (``test_fold_exact.py``), and the "before" of ``bench/fold.py``."""
 
 from __future__ import annotations
 
