@@ -450,6 +450,17 @@ class Concurrency:
         return f"slowed: referees wait for a CPU, {self.limit} of {self.slots} jobs in flight"
 
 
+def _recent(estimate: float | None, ms: float) -> float:
+    """The referee's recent time per match, after a match of ``ms``: it falls fast (a lane's
+    first matches start its kept bots, tens of ms each, so a run's first estimates are far
+    above its matches: halving the gap each match, batches reach full size after a few jobs)
+    and rises by a fifth of the gap (one long match among short ones shrinks the batches for
+    a few jobs, not to one match)."""
+    if estimate is None:
+        return ms
+    return 0.5 * (estimate + ms) if ms < estimate else 0.8 * estimate + 0.2 * ms
+
+
 class Dispatcher:
     """Keeps the executor's slots full and yields ``(job, result)`` as matches finish, in any
     order, one per match however they were batched (:meth:`finished`: a job's together).
@@ -534,8 +545,7 @@ class Dispatcher:
         for returned in results:
             self.concurrency.observe(returned)
             if returned.result is not None and "duration_ms" in returned.result:
-                ms = float(returned.result["duration_ms"])
-                self.match_ms = ms if self.match_ms is None else 0.8 * self.match_ms + 0.2 * ms
+                self.match_ms = _recent(self.match_ms, float(returned.result["duration_ms"]))
 
     def _fill(self) -> None:
         """Hand out jobs while a slot is free and something may start, a worker at a time."""

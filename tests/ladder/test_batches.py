@@ -30,6 +30,7 @@ from arena.ladder.executor import (
     Executor,
     Job,
     LocalExecutor,
+    _recent,
 )
 from arena.ladder.jobs import MatchJob, Returned
 from arena.ladder.loop import HostFailure
@@ -206,6 +207,23 @@ def test_batches_hold_about_batch_ms_of_measured_matches(match_ms: float, most: 
     assert executor.sizes[:4] == [1, 1, 1, 1]  # nothing measured yet: one match a job
     assert max(executor.sizes) == most
     assert executor.sizes[-4:] == [1, 1, 1, 1]  # near the end: a fair share per slot
+
+
+def test_the_time_per_match_forgets_bot_starts_fast_and_one_long_match_slowly() -> None:
+    """A lane's first matches start its kept bots (tens of ms each): once matches of 0.7 ms
+    come, batches are full within a few matches; one long match among them does not bring
+    them down to one match."""
+    estimate = None
+    for ms in (58.0, 48.0, 23.0, 18.0, 16.0):  # bot starts, as measured on 2 cores
+        estimate = _recent(estimate, ms)
+    sizes = []
+    for _ in range(8):
+        estimate = _recent(estimate, 0.7)
+        sizes.append(min(MOST_MATCHES, int(BATCH_MS / estimate)))
+    assert sizes[-1] == MOST_MATCHES and sizes.index(MOST_MATCHES) <= 6
+    assert estimate is not None and estimate < 1.0
+    after_long = _recent(estimate, 40.0)
+    assert min(MOST_MATCHES, int(BATCH_MS / after_long)) >= 8  # not one match a job
 
 
 def test_a_solo_job_runs_alone_and_cuts_a_batch() -> None:
