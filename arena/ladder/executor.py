@@ -47,6 +47,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -291,9 +292,16 @@ class LocalExecutor(Executor):
         loaded machine) closes its wake-up pipe while the interpreter's exit hook writes to it
         (CPython 3.11 ``concurrent.futures.process._python_exit``, no lock): an ``OSError:
         [Errno 9] Bad file descriptor`` traceback after the runner's last line."""
-        for pool in self.pools:
-            pool.shutdown(wait=not abort, cancel_futures=True)
-        if abort:
+        if not abort:  # every worker told at once, so they stop their bots at the same time
+            stopping = [threading.Thread(target=pool.shutdown, kwargs={"cancel_futures": True})
+                        for pool in self.pools]  # fmt: skip
+            for thread in stopping:
+                thread.start()
+            for thread in stopping:
+                thread.join()
+        else:
+            for pool in self.pools:
+                pool.shutdown(wait=False, cancel_futures=True)
             workers = multiprocessing.active_children()
             for worker in workers:
                 worker.terminate()
