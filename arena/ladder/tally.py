@@ -79,6 +79,14 @@ class Totals:
         return float(self.scores) / self.games if self.games else None
 
 
+def _totals(table: dict[K, Totals], key: K) -> Totals:
+    """``table[key]``, made empty if missing (``setdefault`` would build one every time)."""
+    totals = table.get(key)
+    if totals is None:
+        totals = table[key] = Totals()
+    return totals
+
+
 def exact(number: float | str) -> int | Fraction:
     """``number`` (a score, or its saved text) exactly: an int while it is a whole number,
     which sums far faster than a Fraction and prints the same."""
@@ -104,8 +112,8 @@ class Tally:
         """Count one match's results (any match, its set complete or not)."""
         for index, seat in enumerate(match.seats):
             first = won(seat)
-            self.bots.setdefault(seat.bot, Totals()).add(seat.rank, seat.score, seat.status, first)
-            self.seats.setdefault(index, Totals()).add(seat.rank, seat.score, seat.status, first)
+            for totals in (_totals(self.bots, seat.bot), _totals(self.seats, index)):
+                totals.add(seat.rank, seat.score, seat.status, first)
             for other in match.seats:
                 if other.bot != seat.bot:
                     met = self.h2h.setdefault((seat.bot, other.bot), [0, 0])
