@@ -134,7 +134,7 @@ class BotStats:
         }
 
 
-Pair = tuple[float, float]  # (mu, sigma)
+Pair = two_sides.Pair  # (mu, sigma)
 Ratings = dict[str, Pair]
 
 
