@@ -26,7 +26,7 @@ applied without asking, welcome and game_over):
   ladder run`` does; the goals, 1.7x long and 1.3x short, are on these) and over its second
   half (steady), the run's start-up and end (its wall time beyond its matches at the steady
   rate) and the first match stored; the CPU per match in steady state of the runner (its
-  process: storing, rating, tallying, dispatch; bound 600 us on short matches), of the
+  process: storing, rating, tallying, dispatch; bound 300 us on short matches), of the
   workers (their processes: the referees) and of the bots, and the CPU fixed per run (from
   the two lengths; see ``workers``); beside what this machine gives 2 processes now against
   1 (pure Python spinning in each: 2.0 on 2 idle cores, less when the machine is shared).
@@ -340,7 +340,7 @@ def cores(seconds: float = 2.0) -> float:
     return two / spin(seconds)
 
 
-RUNNER_US = 600.0  # issue 30 (runnercpu): the runner's CPU per stored short match
+RUNNER_US = 300.0  # the runner's CPU per stored short match (1.2 ms before the group commit)
 PARTS = {"runner's": "runner_cpu_s", "workers'": "workers_cpu_s", "bots'": "bots_cpu_s"}
 
 
