@@ -606,13 +606,18 @@ def _rating(table: TableReader) -> RatingSettings:
     model = table.get("model", "a string", defaults.model)
     if model not in MODELS:
         raise table.error("model", f"expected one of {', '.join(MODELS)}, got {model!r}")
+    draw = table.number("draw_probability", defaults.draw_probability, 0.0, 0.99)
+    if draw == 0 and model == "trueskill":  # a tie would have no probability at all
+        raise table.error("draw_probability", "expected a number above 0 with TrueSkill, got 0: "
+                          "it would give a tied match no chance, and rate one as nonsense (a "
+                          "sigma that grows)")  # fmt: skip
     return RatingSettings(
         model=model,
         mu=table.number("mu", defaults.mu, -math.inf),
         sigma=table.number("sigma", defaults.sigma, 1e-9),
         beta=table.number("beta", defaults.beta, 1e-9),
         tau=table.number("tau", defaults.tau, 0.0),
-        draw_probability=table.number("draw_probability", defaults.draw_probability, 0.0, 0.99),
+        draw_probability=draw,
     )
 
 

@@ -84,6 +84,11 @@ CASES = [
     ),
     ("bad tau", lambda t: t + "[rating]\ntau = -1\n", ": rating.tau: expected a number at least 0"),
     (
+        "no draws",
+        lambda t: t + "[rating]\ndraw_probability = 0\n",
+        ": rating.draw_probability: expected a number above 0 with TrueSkill, got 0",
+    ),
+    (
         "bad transport",
         swap('name = "r3"', 'name = "r3"\ntransport = "tcp"'),
         ": bots[2].transport: expected one of zmq, pipe, stdio, got 'tcp'",
