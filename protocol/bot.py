@@ -101,6 +101,7 @@ class Bot(ABC):
     welcome: Welcome | None = None
     reusable: bool = False  # True: on_welcome resets all per-match state (see run)
     deltas: bool = False  # True: views as deltas; never changes what turn.view holds (see run)
+    final_view: dict[str, Any] | None = None  # game_over's view, whole: set before on_game_over
 
     def on_welcome(self, welcome: Welcome) -> None:
         """Called before the first turn of each match; the default remembers it."""
@@ -112,7 +113,8 @@ class Bot(ABC):
         """Return the index of the chosen option."""
 
     def on_game_over(self, outcome: dict[str, Any], status: str) -> None:
-        """Called at the end with the outcome (scores, ranks) and this bot's status."""
+        """Called at the end with the outcome (scores, ranks) and this bot's status; the last
+        view of the match, the cards shown at the end included, is ``self.final_view``."""
 
 
 def turn_from_message(msg: dict[str, Any]) -> Turn:
@@ -269,6 +271,7 @@ def run(bot: Bot, endpoint: str | None = None, token: str | None = None) -> None
                 reuse = bot.reusable and welcome.reuse
                 bot.on_welcome(welcome)
             elif kind == "game_over":
+                bot.final_view = views.view(msg)
                 bot.on_game_over(msg["outcome"], msg["you"]["status"])
                 if not reuse:
                     return

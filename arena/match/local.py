@@ -55,6 +55,7 @@ def play_local(
         )
         state.act(seat, bots[seat].choose(turn_from_message(msg)))
     outcome = state.outcome().as_dict()
-    for bot in bots:
+    for seat, bot in enumerate(bots):
+        bot.final_view = state.view(seat)
         bot.on_game_over(outcome, "ok")
     return state

@@ -186,6 +186,8 @@ def test_sdk_bots_see_full_views_and_a_bot_without_deltas_gets_todays_messages(
         state.act(decision["seat"], decision["choice"])
         asked += 1
     assert asked > 10
+    for seat in range(3):  # on_game_over had the seat's last view, whole, as self.final_view
+        assert f"final {digest(state.view(seat))}" in result.seats[seat].log_tail.splitlines()
     for seat, mode in enumerate(modes):
         (welcome,) = of_seat(sent, seat, "welcome")
         turns = of_seat(sent, seat, "turn") + of_seat(sent, seat, "game_over")

@@ -6,7 +6,8 @@
 be that of the seat's full view, which a test recomputes from the replay. It offers reuse, and
 prints ``welcome K game D`` on stderr at each welcome (D: a digest of the whole ``game`` map the
 bot was given, data included), so a test can tell that a kept process had the game's data in
-every match. It changes its own top-level view map after reading it: the SDK must not care.
+every match, and ``final D`` at each game's end (D: the digest of ``final_view``). It changes
+its own top-level view map after reading it: the SDK must not care.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ class ViewDigest(Bot):
         super().on_welcome(welcome)
         self.matches += 1
         print(f"welcome {self.matches} game {digest(welcome.game)}", file=sys.stderr, flush=True)
+
+    def on_game_over(self, outcome: dict[str, Any], status: str) -> None:
+        print(f"final {digest(self.final_view)}", file=sys.stderr, flush=True)
 
     def choose(self, turn: Turn) -> int:
         turn.info = digest(turn.view)
