@@ -150,7 +150,9 @@ def grid_pass(size: int, passes: int) -> float:
 
 def skipped_shares(values: dict[str, np.ndarray]) -> dict[str, dict[int, float]]:
     """Per model, the share of the grid where the add after ``n`` values leaves ``logaddexp``
-    out: the leading half is ahead by :data:`betting.DOMINATED` and at least 1."""
+    out: the candidates no longer live (ruled out, past the first or last one that is not),
+    and the live ones whose leading half is ahead by :data:`betting.DOMINATED` and at least
+    1."""
     shares: dict[str, dict[int, float]] = {}
     for name, y in values.items():
         sequence = betting.ConfidenceSequence(ALPHA, 0.5)
@@ -158,9 +160,12 @@ def skipped_shares(values: dict[str, np.ndarray]) -> dict[str, dict[int, float]]
         for n, value in enumerate(y, 1):
             sequence.add(float(value))
             if n in LOOKS:
-                lead = np.abs(sequence.up - sequence.down)
-                top = np.maximum(sequence.up, sequence.down)
-                shares[name][n] = float(np.mean((lead >= betting.DOMINATED) & (top >= 1.0)))
+                live = slice(sequence.lo, sequence.hi)
+                up, down = sequence.up[live], sequence.down[live]
+                lead, top = np.abs(up - down), np.maximum(up, down)
+                dominated = int(np.sum((lead >= betting.DOMINATED) & (top >= 1.0)))
+                left_out = len(sequence.grid) - len(up) + dominated
+                shares[name][n] = left_out / len(sequence.grid)
     return shares
 
 

@@ -99,6 +99,10 @@ Far from the values' mean one half's capital dwarfs the other's (on 30-75 % of t
 of a value, is left out."""
 
 
+FEW = 128
+"""Live candidates up to which a value's ``logaddexp`` is taken at every one of them."""
+
+
 @dataclass(frozen=True)
 class _Caps:
     """Per candidate ``m`` of :func:`candidates`, shared read-only: the most a stake above it
@@ -127,10 +131,18 @@ class ConfidenceSequence:
     candidate of a fixed grid, the log capital of each half of the hedged bettor (as
     :func:`log_capital`) and the most it ever held. Folding values one at a time is the only
     way it is computed, so a state kept in a database and one folded in memory over the same
-    values in the same order are equal, bit for bit. ``state``: a saved :meth:`state`."""
+    values in the same order are equal, bit for bit. ``state``: a saved :meth:`state`.
+
+    A candidate once ruled out stays out, so only the candidates from the first to the last
+    not ruled out yet (the live ones) are folded: past them both halves are set to NaN and
+    the most capital each held is kept, which is all that is read of them. After a hundred
+    values the live candidates are a few percent of the grid. When every candidate is ruled
+    out the last live ones stay live, so :meth:`interval` can say which of them it was least
+    sure of. A state saved before this rule (no NaN) has every candidate live."""
 
     def __init__(self, alpha: float, also: float | None = None, state: np.ndarray | None = None):
         self.alpha = alpha
+        self.threshold = math.log(1 / alpha)  # the log capital that rules a candidate out
         self.grid = candidates(also)
         self.caps = _caps(also)
         self.numerator = 2 * math.log(2 / alpha)  # of the stake (WSR eq. 26)
@@ -140,7 +152,8 @@ class ConfidenceSequence:
         self.head = state[:3].tolist()  # values seen, their sum, sum of (y_i - mu_i)^2
         self.capital = state[3:].reshape(3, size).copy()  # rows: up, down, best
         self.up, self.down, self.best = self.capital
-        self.halves = self.capital[:2]
+        live = np.flatnonzero(~np.isnan(self.up))
+        self.lo, self.hi = int(live[0]), int(live[-1]) + 1  # the live candidates' slice
         self.stakes = np.empty((2, 1))  # this value's stake up and down (uncapped)
 
     def state(self) -> np.ndarray:
@@ -151,11 +164,13 @@ class ConfidenceSequence:
         return int(self.head[0])
 
     def add(self, y: float) -> None:
-        """Bet on ``y`` (in [0, 1]) with the stake fixed by the values before it.
+        """Bet on ``y`` (in [0, 1]) with the stake fixed by the values before it, at the live
+        candidates.
 
         Each step is the plain formula's, element by element (the stake ``min(bet, cap)`` read
         from where the monotone caps cross ``bet``, ``logaddexp`` left out where its result
-        is the larger half exactly: :data:`DOMINATED`), so the state is the same to the bit."""
+        is the larger half exactly: :data:`DOMINATED`), so a live candidate's state is the
+        same to the bit as if every candidate were folded."""
         n, total, spread = self.head
         t = n + 1
         var = (0.25 + spread) / t  # 1/4 before any value
@@ -163,33 +178,40 @@ class ConfidenceSequence:
         total += y
         spread += (y - (0.5 + total) / (t + 1)) ** 2
         self.head = [t, total, spread]
-        caps, gap = self.caps, y - self.grid
+        lo, hi, caps = self.lo, self.hi, self.caps
+        gap = y - self.grid[lo:hi]
         self.stakes[:, 0] = bet, -bet
         steps = np.multiply(self.stakes, gap)  # stakes times gaps, up and down
-        capped = bisect.bisect_right(caps.up_falling, -bet)
-        if capped < len(gap):
-            np.multiply(caps.up[capped:], gap[capped:], out=steps[0, capped:])
-        capped = bisect.bisect_left(caps.down_rising, bet)
-        if capped:
-            np.multiply(caps.down[:capped], gap[:capped], out=steps[1, :capped])
+        capped = max(lo, bisect.bisect_right(caps.up_falling, -bet))  # from it on: up's cap
+        if capped < hi:
+            np.multiply(caps.up[capped:hi], gap[capped - lo :], out=steps[0, capped - lo :])
+        capped = min(hi, bisect.bisect_left(caps.down_rising, bet))  # below it: down's cap
+        if capped > lo:
+            np.multiply(caps.down[lo:capped], gap[: capped - lo], out=steps[1, : capped - lo])
         np.log1p(steps, out=steps)
-        np.add(self.halves, steps, out=self.halves)
-        capital = self._sum_of_halves(steps[0])
+        halves = self.capital[:2, lo:hi]
+        np.add(halves, steps, out=halves)
+        if hi - lo > FEW:
+            capital = _sum_of_halves(halves[0], halves[1], steps[0])
+        else:  # looking for what to leave out would cost more than it saves
+            capital = np.logaddexp(halves[0], halves[1], out=steps[0])
         np.subtract(capital, math.log(2), out=capital)
-        np.maximum(self.best, capital, out=self.best)
+        best = self.best[lo:hi]
+        np.maximum(best, capital, out=best)
+        self._narrow(best)
 
-    def _sum_of_halves(self, scratch: np.ndarray) -> np.ndarray:
-        """``logaddexp`` of the halves' log capital, left out where it is the larger half
-        (:data:`DOMINATED`). ``up - down`` falls with m (each step's does), so the lead is
-        largest at an end of the grid: while neither end is dominated, no candidate is looked
-        at (only the cost depends on this; the result is the same)."""
-        up, down = self.up, self.down
-        if abs(up[0] - down[0]) < DOMINATED and abs(up[-1] - down[-1]) < DOMINATED:
-            return np.logaddexp(up, down)
-        lead = np.abs(np.subtract(up, down, out=scratch), out=scratch)
-        capital = np.maximum(up, down)
-        near = (lead < DOMINATED) | (capital < 1.0)
-        return np.logaddexp(up, down, out=capital, where=near)
+    def _narrow(self, best: np.ndarray) -> None:
+        """Leave out of the fold the candidates at either end of the live ones that ``best``
+        (theirs) now rules out, unless every one is."""
+        if best[0] < self.threshold and best[-1] < self.threshold:
+            return  # both ends still in: so is every candidate between them
+        inside = np.flatnonzero(best < self.threshold)
+        if not inside.size:
+            return
+        lo, hi = self.lo + int(inside[0]), self.lo + int(inside[-1]) + 1
+        for left in (slice(self.lo, lo), slice(hi, self.hi)):
+            self.up[left] = self.down[left] = np.nan
+        self.lo, self.hi = lo, hi
 
     def ruled_out(self) -> np.ndarray:
         """Per candidate: whether its capital ever reached ``1 / alpha``."""
@@ -204,14 +226,27 @@ class ConfidenceSequence:
         (or the end of [0, 1]) on each side: never narrower than the set of candidates not
         ruled out, and at most one grid step wider on each side."""
         out = self.ruled_out()
-        if out.all():  # every candidate ruled out: a very rare path; say where it was least sure
-            best = float(self.grid[np.argmin(self.best)])
+        if out.all():  # a very rare path: say which of the last live ones it was least sure of
+            best = float(self.grid[self.lo + int(np.argmin(self.best[self.lo : self.hi]))])
             return best, best
         inside = np.flatnonzero(~out)
         first, last = inside[0], inside[-1]
         low = float(self.grid[first - 1]) if first else 0.0
         high = float(self.grid[last + 1]) if last + 1 < len(self.grid) else 1.0
         return low, high
+
+
+def _sum_of_halves(up: np.ndarray, down: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """``logaddexp`` of the halves' log capital, left out where it is the larger half
+    (:data:`DOMINATED`). ``up - down`` falls with m (each step's does), so the lead is largest
+    at an end: while neither end is dominated, no candidate is looked at (only the cost depends
+    on this; the result is the same)."""
+    if abs(up[0] - down[0]) < DOMINATED and abs(up[-1] - down[-1]) < DOMINATED:
+        return np.logaddexp(up, down)
+    lead = np.abs(np.subtract(up, down, out=scratch), out=scratch)
+    capital = np.maximum(up, down)
+    near = (lead < DOMINATED) | (capital < 1.0)
+    return np.logaddexp(up, down, out=capital, where=near)
 
 
 class OneSided:

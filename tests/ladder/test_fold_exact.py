@@ -1,9 +1,11 @@
 """The cheaper fold of one per-set value equals, bit for bit, the fold it replaced
-(``fold_reference.py``): ``Moments`` texts and figures, the confidence sequence's and the
-one-sided bettor's states, as databases keep them and compare them with a fold in memory."""
+(``fold_reference.py``): ``Moments`` texts and figures, the one-sided bettor's states, and the
+confidence sequence's state at every candidate still folded (the others are ruled out in both,
+so both give the same interval at every step)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -91,6 +93,32 @@ def _same(fast: np.ndarray, slow: np.ndarray) -> bool:
     return bool(np.array_equal(fast, slow)) and fast.tobytes() == slow.tobytes()
 
 
+def _agrees(
+    fast: betting.ConfidenceSequence, slow: reference.ConfidenceSequence, also: float | None
+) -> None:
+    """The fold of the live candidates against the whole grid's: the same head, the same
+    state to the bit at every live candidate, every other one ruled out in both (its halves
+    NaN, its most capital kept), so the same candidates ruled out, interval and verdict on
+    ``also``; and the live ones are those from the first to the last not ruled out (all of
+    the last ones when none is left)."""
+    state, whole = fast.state(), slow.state()
+    assert _same(state[:3], whole[:3])
+    size = len(fast.grid)
+    mine, theirs = state[3:].reshape(3, size), whole[3:].reshape(3, size)
+    live = slice(fast.lo, fast.hi)
+    assert _same(mine[:, live], theirs[:, live])
+    dead = np.ones(size, dtype=bool)
+    dead[live] = False
+    assert np.isnan(mine[:2, dead]).all() and (mine[2, dead] >= fast.threshold).all()
+    out = fast.ruled_out()
+    assert np.array_equal(out, slow.best >= fast.threshold)
+    if not out.all():
+        inside = np.flatnonzero(~out)
+        assert (fast.lo, fast.hi) == (inside[0], inside[-1] + 1)
+        whole_grid = betting.ConfidenceSequence(fast.alpha, also, whole)  # every one live
+        assert fast.interval() == whole_grid.interval()
+
+
 @pytest.mark.parametrize("kind", ["uniform", "beta", "narrow", "coin", "three", "jackpots",
                                   "ends", "top"])  # fmt: skip
 def test_confidence_sequence_states_equal_the_whole_grid_fold(kind: str) -> None:
@@ -104,15 +132,15 @@ def test_confidence_sequence_states_equal_the_whole_grid_fold(kind: str) -> None
         for value in y:
             fast.add(float(value))
             slow.add(float(value))
-            assert _same(fast.state(), slow.state())
+            _agrees(fast, slow, also)
         resumed = betting.ConfidenceSequence(alpha, also, state=fast.state())
         for value in y[:100]:
             resumed.add(float(value))
             slow.add(float(value))
-        assert _same(resumed.state(), slow.state())
+        _agrees(resumed, slow, also)
         lead, top = np.abs(slow.up - slow.down), np.maximum(slow.up, slow.down)
         dominated = (lead >= betting.DOMINATED) & (top >= 1.0)
-        assert dominated.mean() > 0.5  # the skip was exercised
+        assert dominated.mean() > 0.5  # the skip was exercised (by the whole grid's fold)
 
 
 def test_logaddexp_is_left_out_only_where_its_result_is_the_larger_half() -> None:
@@ -148,8 +176,9 @@ def test_running_keeps_the_states_of_the_whole_grid_fold() -> None:
         running.add(float(value))
         moments.add(float(value))
         sequence.add(bounds.to_scale(float(value)))
-    text, state = running.state()
-    assert text == moments.text() and _same(state, sequence.state())
+    text, _ = running.state()
+    assert text == moments.text()
+    _agrees(running.sequence, sequence, 0.5)
 
 
 @pytest.mark.parametrize("level", [stats.ALPHA / 2, 0.2])
@@ -166,3 +195,23 @@ def test_one_sided_states_equal_the_numpy_scalar_fold(level: float) -> None:
         resumed.add(0.25)
         slow.add(0.25)
         assert _same(resumed.state(), slow.state())
+
+
+def test_with_every_candidate_ruled_out_the_interval_is_one_of_the_last_live_ones() -> None:
+    """The rare path: every candidate ruled out. The last live ones (folded to the end) say
+    where the sequence was least sure, not a candidate ruled out long ago, whose most capital
+    stopped being kept up to date then; a state saved before the live rule has every
+    candidate live."""
+    alpha, size = 0.05, len(betting.candidates(0.5))
+    threshold = math.log(1 / alpha)
+    halves = np.full((2, size), np.nan)
+    halves[:, 500:510] = 4.0
+    best = np.full(size, threshold + 0.1)  # ruled out early, by little
+    best[500:510] = threshold + np.linspace(2.0, 1.0, 10)  # the last live: least sure at 509
+    state = np.concatenate([[300.0, 150.0, 20.0], halves.ravel(), best])
+    sequence = betting.ConfidenceSequence(alpha, 0.5, state)
+    assert (sequence.lo, sequence.hi) == (500, 510) and sequence.ruled_out().all()
+    grid = betting.candidates(0.5)
+    assert sequence.interval() == (grid[509], grid[509])
+    state[3 : 3 + 2 * size] = 4.0  # saved before the rule: every candidate live
+    assert betting.ConfidenceSequence(alpha, 0.5, state).interval() == (grid[0], grid[0])
