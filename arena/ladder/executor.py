@@ -299,9 +299,8 @@ class LocalExecutor(Executor):
                 thread.start()
             for thread in stopping:
                 thread.join()
-        else:
-            for pool in self.pools:
-                pool.shutdown(wait=False, cancel_futures=True)
+        else:  # the workers stopped first: a shutdown that does not wait would let go of its
+            # manager thread, which then outlives the interpreter's exit hook (see above)
             workers = multiprocessing.active_children()
             for worker in workers:
                 worker.terminate()
@@ -311,7 +310,7 @@ class LocalExecutor(Executor):
                     worker.kill()
                     worker.join()
         for pool in (*self.retired, *self.pools):
-            pool.shutdown(wait=True)  # its workers are gone: its manager thread ends now
+            pool.shutdown(wait=True, cancel_futures=True)  # no worker left: its thread ends now
 
 
 @contextlib.contextmanager
