@@ -215,7 +215,6 @@ class LocalExecutor(Executor):
         _quiet_resource_tracker()
         self.started: list[cf.Future[int]] = []  # each worker's pid, as it started
         self.pools = [self._pool(home) for home in range(workers)]
-        self.retired: list[cf.ProcessPoolExecutor] = []  # broken pools, joined on close
         self.origin: dict[Any, tuple[cf.ProcessPoolExecutor, int, int]] = {}
         self.in_flight = [0] * workers
         self.runtime_links: dict[str | None, tuple[Path, ...]] = {}  # found once, for all
@@ -240,8 +239,7 @@ class LocalExecutor(Executor):
     def _renew(self, home: int, pool: cf.ProcessPoolExecutor) -> None:
         """The worker of ``pool`` died, which broke it: start a fresh one in its place, once."""
         if pool is self.pools[home]:
-            pool.shutdown(wait=False, cancel_futures=True)
-            self.retired.append(pool)
+            pool.shutdown(wait=True, cancel_futures=True)  # no worker left: its thread ends now
             self.pools[home] = self._pool(home)
 
     def worker_pids(self) -> list[int]:
@@ -309,7 +307,7 @@ class LocalExecutor(Executor):
                 if worker.is_alive():
                     worker.kill()
                     worker.join()
-        for pool in (*self.retired, *self.pools):
+        for pool in self.pools:
             pool.shutdown(wait=True, cancel_futures=True)  # no worker left: its thread ends now
 
 
