@@ -94,9 +94,9 @@ DOMINATED = 40.0
 """A lead of one half of the hedged bettor's log capital over the other's from which
 ``logaddexp`` of the two is the leading one to the last bit, when that one is at least 1:
 ``log1p(exp(-40)) < 4.3e-18``, below half a unit in the last place of any float from 1 up.
-Far from the values' mean one half's capital dwarfs the other's (on 30-75 % of the grid after
-100 values, 75-95 % after 1000: ``bench/fold.py``), and there ``logaddexp``, the dearest step
-of a value, is left out."""
+Far from the values' mean one half's capital dwarfs the other's, and there ``logaddexp``, the
+dearest step of a value, is left out while more than :data:`FEW` candidates are live (the first
+values of a sequence)."""
 
 
 FEW = 128
@@ -209,8 +209,8 @@ class ConfidenceSequence:
         if not inside.size:
             return
         lo, hi = self.lo + int(inside[0]), self.lo + int(inside[-1]) + 1
-        for left in (slice(self.lo, lo), slice(hi, self.hi)):
-            self.up[left] = self.down[left] = np.nan
+        for gone in (slice(self.lo, lo), slice(hi, self.hi)):
+            self.up[gone] = self.down[gone] = np.nan
         self.lo, self.hi = lo, hi
 
     def ruled_out(self) -> np.ndarray:
