@@ -34,6 +34,7 @@ import itertools
 import json
 import os
 import select
+import struct
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -43,7 +44,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import zmq
-from zmq.utils.monitor import recv_monitor_message
 
 from protocol import codec, messages
 from protocol.codec import ProtocolError
@@ -58,6 +58,10 @@ BYTES_SKIPPED = 8  # times max_message_bytes of oversized pipe messages dropped 
 EXCERPT_CHARS = 300
 READ_CHUNK = 1 << 16
 _MONITORS = itertools.count()  # inproc addresses of the sockets' monitors
+# A monitor event's first frame (zmq_socket_monitor): the event, then its value (for a
+# connection, its file descriptor). Read here rather than with zmq.utils.monitor, whose import
+# brings asyncio: a fifth of a worker's start-up.
+_EVENT = struct.Struct("=hi")
 
 
 @dataclass(slots=True)
@@ -301,14 +305,14 @@ class ZmqChannel:
 
     def _connections(self) -> None:
         while self.monitor.poll(0):
-            event = recv_monitor_message(self.monitor)
-            if event["event"] == zmq.EVENT_ACCEPTED:
+            event, value = _EVENT.unpack(self.monitor.recv_multipart()[0])
+            if event == zmq.EVENT_ACCEPTED:
                 self.accepted += 1
                 self.connections += 1
                 self.reconnected = self.reconnected or self.dropped
                 continue
             self.connections -= 1
-            if event["value"] == self.owner_fd:
+            if value == self.owner_fd:
                 self.dropped = True
                 self.owner_fd = None  # the number may come back for a new connection
 
