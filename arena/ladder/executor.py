@@ -49,7 +49,7 @@ import socket
 import sys
 import threading
 from abc import ABC, abstractmethod
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import sandbox
-from arena.games import load_game
+from arena.games import available_games, load_game
 from arena.ladder.jobs import MatchJob, Returned
 from arena.match.pool import BotPool
 from arena.match.referee import play_match
@@ -68,6 +68,7 @@ _PR_SET_PDEATHSIG = 1
 STOP_GRACE_S = 5.0
 BATCH_MS = 75.0  # the referee's work one job aims to hold: the hand-off is paid once for it
 MOST_MATCHES = 64  # in one job at most (the runner stores a job's matches in one transaction)
+AHEAD = 4  # full jobs queued per worker before more are made (Dispatcher.extend)
 
 
 class ExecutorError(RuntimeError):
@@ -196,12 +197,18 @@ def _stop(signum: int, _frame: object) -> None:
 def _worker_start(parent: int) -> None:
     """In each local worker: on SIGTERM, which also comes when the runner dies, stop at once
     and take the match's bots along. Ctrl-C in a terminal reaches the whole process group; the
-    runner alone decides what it means."""
+    runner alone decides what it means. Then the games are loaded and the sandbox probed, once
+    per worker, before its first job comes."""
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     if os.getppid() != parent:  # the runner died before prctl took effect
         os._exit(1)
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, lambda *_: None)
+    # tens of ms each, while the runner still reads the ladder; a failure is left for the
+    # first match to meet and report
+    with contextlib.suppress(Exception):
+        available_games()
+        sandbox.probe()
 
 
 class LocalExecutor(Executor):
@@ -485,8 +492,8 @@ class Dispatcher:
     def __init__(self, executor: Executor, jobs: Iterable[Job] = ()) -> None:
         self.executor = executor
         self.queues: list[deque[Job]] = [deque() for _ in range(executor.homes)]
-        for job in jobs:
-            self.add(job)
+        self.sources: deque[Iterator[Job]] = deque()  # jobs made when the queues run low
+        self.extend(jobs)
         self.running: dict[Any, list[Job]] = {}
         self.home_of: dict[Any, int] = {}  # each job in flight's worker
         self.match_ms: float | None = None  # the referee's recent time per match
@@ -500,6 +507,23 @@ class Dispatcher:
         """Run ``job`` after everything queued."""
         self._queue(job).append(job)
 
+    def extend(self, jobs: Iterable[Job]) -> None:
+        """Run ``jobs`` after everything queued, each made only when the queues run low: a
+        ladder's first matches start without its whole schedule made into jobs first."""
+        self.sources.append(iter(jobs))
+
+    def _top_up(self) -> bool:
+        """Queue jobs from the sources until about ``AHEAD`` batches wait per worker; whether
+        any job is queued."""
+        want = AHEAD * MOST_MATCHES * len(self.queues)
+        while self.sources and sum(map(len, self.queues)) < want:
+            job = next(self.sources[0], None)
+            if job is None:
+                self.sources.popleft()
+            else:
+                self.add(job)
+        return any(self.queues)
+
     def again(self, job: Job, solo: bool = False) -> None:
         """Run ``job`` once more, before anything not yet started; alone if ``solo``."""
         job.attempt += 1
@@ -509,6 +533,7 @@ class Dispatcher:
     def stop(self) -> None:
         """Start nothing more; the jobs in flight still finish."""
         self.stopped = True
+        self.sources.clear()
         for queue in self.queues:
             queue.clear()
 
@@ -553,11 +578,18 @@ class Dispatcher:
                 self.match_ms = _recent(self.match_ms, float(returned.result["duration_ms"]))
 
     def _fill(self) -> None:
-        """Hand out jobs while a slot is free and something may start, a worker at a time."""
+        """Hand out jobs while a slot is free and something may start, a worker at a time:
+        the worker with the fewest jobs in flight first and, among those, the one with the
+        most of its own left, so a slot that cannot go to each (jobs in flight cut to an odd
+        number on a busy machine) goes to the worker furthest behind and the workers finish
+        their lanes together."""
         handed = True
         while handed:
             handed = False
-            for home in range(len(self.queues)):
+            self._top_up()
+            in_flight = Counter(self.home_of.values())
+            homes = range(len(self.queues))
+            for home in sorted(homes, key=lambda h: (in_flight[h], -len(self.queues[h]))):
                 if batch := self._next_batch(home):
                     future = self.executor.submit_to([j.match for j in batch], home)
                     self.running[future], self.home_of[future] = batch, home
@@ -570,7 +602,7 @@ class Dispatcher:
     def finished(self) -> Iterator[list[tuple[Job, Returned]]]:
         """The matches of each job as it finishes, together, so the runner can store them in
         one transaction."""
-        while any(self.queues) or self.running:
+        while self._top_up() or self.running:
             self._fill()
             for future in self.executor.wait(list(self.running)):
                 batch = self.running.pop(future)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import sys
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -271,8 +271,7 @@ class _Loop:
     def hand_out(self) -> None:
         """Queue what the schedule asks for now, but a match whose own voids reached the limit."""
         specs = self.schedule.next(self.store, busy=bool(self.held))
-        cfg = self.schedule.cfg  # as the schedule read it for these matches
-        authors = {name for name, _ in cfg.refs}
+        queued: list[tuple[MatchSpec, bool]] = []  # and whether it must run alone
         for spec in specs:
             if spec.match_id in self.held:
                 continue
@@ -282,8 +281,17 @@ class _Loop:
                 self.give_up(Abandoned(spec, 0, voids, last))
                 continue
             self.held[spec.match_id] = spec
+            queued.append((spec, voids > 0))
+        if queued:
+            self.dispatcher.extend(self.jobs(self.schedule.cfg, queued))
+
+    def jobs(self, cfg: LadderConfig, queued: list[tuple[MatchSpec, bool]]) -> Iterator[Job]:
+        """The jobs of ``queued`` matches of the ladder ``cfg`` (as the schedule read it for
+        them), each made when the dispatcher asks for it."""
+        authors = {name for name, _ in cfg.refs}
+        for spec, solo in queued:
             deal = spec.set_id if authors.intersection(spec.table) else None
-            self.dispatcher.add(Job(MatchJob.of(cfg, spec, self.key), solo=voids > 0, deal=deal))
+            yield Job(MatchJob.of(cfg, spec, self.key), solo=solo, deal=deal)
 
     def store_all(self, done: list[tuple[Job, Returned]]) -> None:
         """Store the matches of a finished job that were played, in one transaction (group

@@ -14,6 +14,8 @@ import concurrent.futures as cf
 import os
 import signal
 import sqlite3
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from arena import sandbox
 from arena.ladder import run as ladder
 from arena.ladder.config import load_ladder
 from arena.ladder.executor import (
+    AHEAD,
     BATCH_MS,
     MOST_MATCHES,
     Dispatcher,
@@ -226,6 +229,22 @@ def test_the_time_per_match_forgets_bot_starts_fast_and_one_long_match_slowly() 
     assert min(MOST_MATCHES, int(BATCH_MS / after_long)) >= 8  # not one match a job
 
 
+def test_jobs_are_made_as_the_queues_run_low_not_all_before_the_first() -> None:
+    """A long ladder's first match starts without every match made into a job first."""
+    made: list[int] = []
+
+    def source() -> Iterator[Job]:
+        for i in range(10_000):
+            made.append(i)
+            yield Job(bare_job(f"m{i}"))
+
+    dispatcher = Dispatcher(Timed(1.0), source())
+    played = iter(dispatcher)
+    assert next(played)[0].key == "m0"
+    assert len(made) < 2 * AHEAD * MOST_MATCHES  # what waits, and the jobs in flight
+    assert [job.key for job, _ in played] == [f"m{i}" for i in range(1, 10_000)]
+
+
 def test_a_solo_job_runs_alone_and_cuts_a_batch() -> None:
     executor = Timed(1.0)
     dispatcher = Dispatcher(executor, jobs(40, solo=frozenset({30})))
@@ -275,3 +294,18 @@ def test_each_worker_plays_its_own_lanes_until_it_has_none_left() -> None:
     assert not any(own_left for _, own_left in taken)  # another's only with none of its own
     assert len(taken) <= 2 and len(executor.handed) > 20  # that is, near the end
     assert max(executor.in_flight) < executor.slots // 2  # each worker: 2 slots
+
+
+def test_a_slot_short_of_one_per_worker_goes_to_the_worker_with_most_left() -> None:
+    """Jobs in flight cut to an odd number (a busy machine): the slot one worker gets more
+    goes to the worker with the most of its own left, not always to the first, so the lanes
+    finish together rather than one worker ending idle while the other plays on."""
+    executor = Homed(1.0)
+    lanes = [1] * 300 + [0] * 100  # the second worker's lane is the longer
+    dispatcher = Dispatcher(executor, [Job(replace(bare_job(f"m{i}"), lane=lane))
+                                       for i, lane in enumerate(lanes)])  # fmt: skip
+    dispatcher.concurrency.limit = 3
+    executor.dispatcher = dispatcher
+    dispatcher._fill()
+    first = Counter(home for home, _, _ in executor.handed)
+    assert first == {1: 2, 0: 1}
