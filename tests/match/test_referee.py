@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import shutil
 import uuid
 from pathlib import Path
@@ -79,6 +80,26 @@ def test_same_seed_gives_identical_replays_apart_from_timings(
     second = play_match(GAME, randoms(bot_dir, 2), 5, replay_path=tmp_path / "b.json", **same)
     assert first.outcome == second.outcome
     assert strip_timing(read(tmp_path / "a.json")) == strip_timing(read(tmp_path / "b.json"))
+
+
+def test_a_match_without_a_replay_counts_the_same_decisions_and_hands_the_heap_back(
+    bot_dir: Path, tmp_path: Path
+) -> None:
+    """Decisions are recorded only for a replay, and the heap is frozen only while the game
+    is played: the result is the same, and what the caller froze stays frozen."""
+    same = {"limits": FAST, "match_id": "m1", "options": ONE_ROUND}
+    replayed = play_match(GAME, randoms(bot_dir, 2), 5, replay_path=tmp_path / "a.json", **same)
+    assert gc.get_freeze_count() == 0
+    gc.freeze()  # a caller that froze its heap (say, before forking) keeps it frozen
+    try:
+        frozen = gc.get_freeze_count()
+        bare = play_match(GAME, randoms(bot_dir, 2), 5, **same)
+        assert gc.get_freeze_count() >= frozen > 0
+    finally:
+        gc.unfreeze()
+    assert bare.replay_path is None and bare.outcome == replayed.outcome
+    assert bare.decisions == replayed.decisions == len(read(tmp_path / "a.json")["decisions"])
+    assert [s.decisions for s in bare.seats] == [s.decisions for s in replayed.seats]
 
 
 @pytest.mark.parametrize(
