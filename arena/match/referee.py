@@ -273,7 +273,8 @@ class Referee:
             for decision in pending if len(pending) == 1 else _by_seat(pending):
                 choice, by, ms, info = answers[decision.seat]
                 if records is not None:
-                    records.append(_record(decision, choice, by, ms, info, state.event_count()))
+                    events = state.event_count()
+                    records.append(_decision_record(decision, choice, by, ms, info, events))
                 self.decided += 1
                 state.act(decision.seat, choice)
 
@@ -718,7 +719,7 @@ def _view(seat: _Seat, state: State) -> tuple[dict[str, Any], list[str] | None]:
     return (view, None) if seat.views is None else seat.views.delta(view)
 
 
-def _record(
+def _decision_record(
     decision: Decision, choice: int, by: str, ms: float, info: str, events: int
 ) -> dict[str, Any]:
     """A decision as the replay keeps it; ``events``: the event log's length before it."""
