@@ -10,7 +10,9 @@ answer is applied; at the end each seat is sent ``game_over``. The parts it is m
 * ``clock``: deadlines, time banks and the match's wall-clock cap, on moments passed in;
 * ``rulings``: what a seat is charged for what it sends and what each fault leads to (forfeit,
   substitute, warning), by the match's :class:`~arena.match.faults.FaultPolicy`;
-* ``replay``: the match record written as a replay; ``results``: the result.
+* ``replay``: the match record written as a replay; ``results``: the result;
+* ``heap``: the process's heap left out of the garbage collector's passes while the game is
+  played (a full pass walks all of it), and a full pass of its own now and then between games.
 
 How it reads and rules, beyond what the parts say:
 
@@ -41,15 +43,13 @@ caused it.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import json
 import math
 import random
 import secrets
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +58,7 @@ import zmq
 from arena import sandbox
 from arena.games.base import Decision, Game, State, competition_ranks
 from arena.games.rng import KeyedRandom
-from arena.match import replay, views
+from arena.match import heap, replay, views
 from arena.match.bots import BotSpec
 from arena.match.channels import EXCERPT_CHARS, Frame, Inbound, Trouble, excerpt, printable
 from arena.match.clock import Ask, MatchClock, SeatClock, Spent, Verdict, Window
@@ -190,7 +190,7 @@ class Referee:
             try:
                 self._start(seating)
                 self._handshake()
-                with _heap_frozen():
+                with heap.frozen():
                     self._play(state)
                 self._finish(state)
             except sandbox.HostError as exc:  # this machine failed to start a bot
@@ -212,6 +212,7 @@ class Referee:
         if replay_path is not None and void is None:
             replay.write(replay_path, replay.build(self._record(state, result)))
             result.replay_path = str(replay_path)
+        heap.played(self.decided)
         return result
 
     def _start(self, seating: Seating) -> None:
@@ -687,25 +688,6 @@ class Referee:
 class Starved(Exception):
     """This machine kept a seat from running until its deadline's ceiling: the match is void
     (``load:``), never a bot's fault."""
-
-
-@contextlib.contextmanager
-def _heap_frozen() -> Iterator[None]:
-    """Leave what the process held before the game out of the garbage collector's passes
-    while it is played (``gc.freeze``), and hand it back after. Each time the game's own
-    objects (its events, its state) have grown the heap by a quarter, a full pass walks the
-    whole heap: every module and whatever the caller keeps, ~15 ms for a worker's 40,000
-    objects, about 1 us of every decision with fast bots. Nothing else is changed: the game's
-    objects are collected as before, and what was frozen is collected after the game. Left
-    alone when something else froze the heap (it unfreezes it when it means to)."""
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 def _by_seat(pending: Sequence[Decision]) -> list[Decision]:

@@ -11,6 +11,7 @@ import pytest
 
 from arena import sandbox
 from arena.games import load_game
+from arena.match import heap
 from arena.match.bots import BotSpec, parse_bot
 from arena.match.faults import FaultPolicy
 from arena.match.referee import play_match
@@ -100,6 +101,27 @@ def test_a_match_without_a_replay_counts_the_same_decisions_and_hands_the_heap_b
     assert bare.replay_path is None and bare.outcome == replayed.outcome
     assert bare.decisions == replayed.decisions == len(read(tmp_path / "a.json")["decisions"])
     assert [s.decisions for s in bare.seats] == [s.decisions for s in replayed.seats]
+
+
+def test_a_process_that_only_plays_matches_still_makes_full_collections(
+    bot_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Freezing the heap for each game sets the collector's counts back to zero, so the
+    referee makes a full pass itself between games, once enough decisions were played."""
+    monkeypatch.setattr(heap, "FULL_PASS_DECISIONS", 1)
+    full: list[str] = []
+
+    def watch(phase: str, info: dict[str, int]) -> None:
+        if info["generation"] == 2:
+            full.append(phase)
+
+    gc.callbacks.append(watch)
+    try:
+        result = play_match(GAME, randoms(bot_dir, 2), 5, limits=FAST, options=ONE_ROUND)
+    finally:
+        gc.callbacks.remove(watch)
+    assert result.void is None and result.decisions > 0
+    assert full[-2:] == ["start", "stop"]
 
 
 @pytest.mark.parametrize(
