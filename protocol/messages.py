@@ -7,6 +7,7 @@ Unknown fields are ignored, for forward compatibility. The normative description
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .codec import PROTOCOL_VERSION, ProtocolError
@@ -223,7 +224,7 @@ def turn(
     seq: int,
     kind: str,
     prompt: str,
-    options: list[dict[str, Any]],
+    options: Sequence[dict[str, Any]],
     view: dict[str, Any],
     events: list[dict[str, Any]],
     clock: dict[str, int],

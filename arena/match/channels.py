@@ -493,7 +493,7 @@ class StreamChannel(ABC):
 
     def send(self, msg: dict[str, Any]) -> None:
         stdin = self.stdin
-        if stdin is None or self.overflowed:
+        if stdin is None or len(self.outbox) > OUTBOX_BYTES:  # self.overflowed, without a call
             return
         data = self._encode(msg)
         if self.outbox:  # behind what waits already
@@ -607,7 +607,7 @@ class PipeChannel(StreamChannel):
         if self.skipped > BYTES_SKIPPED * self.max_bytes:
             why = f"sent over {BYTES_SKIPPED * self.max_bytes} bytes of oversized messages"
             return Trouble("flood", why)
-        return super().trouble()
+        return super().trouble() if self.outbox else None  # the usual case, without a call
 
     def _kept(self, chunk: bytes) -> bytes:
         if not self.skip:

@@ -186,6 +186,9 @@ class SeatClock:
         # Worked out once: a decision is asked hundreds of times a match.
         self.ceiling_factor = limits.wall_factor if self.cpu else LOAD_CEILING
         self.measure_after_s = min(MEASURE_AFTER_MS, limits.move_ms / 10) / 1000
+        # A decision's counters may be read after it is sent: on the wall clock (the CPU
+        # clock charges every answer its CPU time, so it reads them at once).
+        self.defers = not self.cpu
 
     def _ceiling(self, now: float, budget_ms: float) -> float:
         return now + self.ceiling_factor * budget_ms / 1000
@@ -217,12 +220,6 @@ class SeatClock:
         return Ask(
             now, deadline, ceiling, budget, reading, referee_wait_ms, at, by, seq, decision, full
         )
-
-    @property
-    def defers(self) -> bool:
-        """A decision's counters may be read after it is sent: on the wall clock (the CPU
-        clock charges every answer its CPU time, so it reads them at once)."""
-        return not self.cpu
 
     def charged(self, spent: Spent) -> float:
         """What the seat is charged for a window: its CPU time on the CPU clock (where it is

@@ -10,7 +10,9 @@ answer is applied; at the end each seat is sent ``game_over``. The parts it is m
 * ``clock``: deadlines, time banks and the match's wall-clock cap, on moments passed in;
 * ``rulings``: what a seat is charged for what it sends and what each fault leads to (forfeit,
   substitute, warning), by the match's :class:`~arena.match.faults.FaultPolicy`;
-* ``replay``: the match record written as a replay; ``results``: the result.
+* ``replay``: the match record written as a replay; ``results``: the result;
+* ``heap``: the process's heap left out of the garbage collector's passes while the game is
+  played (a full pass walks all of it), and a full pass of its own now and then between games.
 
 How it reads and rules, beyond what the parts say:
 
@@ -56,7 +58,7 @@ import zmq
 from arena import sandbox
 from arena.games.base import Decision, Game, State, competition_ranks
 from arena.games.rng import KeyedRandom
-from arena.match import replay, views
+from arena.match import heap, replay, views
 from arena.match.bots import BotSpec
 from arena.match.channels import EXCERPT_CHARS, Frame, Inbound, Trouble, excerpt, printable
 from arena.match.clock import Ask, MatchClock, SeatClock, Spent, Verdict, Window
@@ -148,7 +150,9 @@ class Referee:
         self.sandbox_level = sandbox_level
         self.finished = False
         self.clock = MatchClock(self.limits, time.monotonic())
-        self.records: list[dict[str, Any]] = []
+        self.records: list[dict[str, Any]] = []  # each decision, for the replay
+        self.recording = True  # whether they are kept (run: only when a replay is written)
+        self.decided = 0  # decisions applied
         self.poller = Poller()
         self.latency = Latency()  # how late this referee wakes: the host's load, as it sees it
         self.seating: Seating | None = None
@@ -162,6 +166,7 @@ class Referee:
 
     def run(self, replay_path: Path | None = None) -> MatchResult:
         started = time.monotonic()
+        self.recording = replay_path is not None
         self.latency.begin()
         raise_open_files_limit()
         self.clock = MatchClock(self.limits, started)
@@ -185,7 +190,8 @@ class Referee:
             try:
                 self._start(seating)
                 self._handshake()
-                self._play(state)
+                with heap.frozen():
+                    self._play(state)
                 self._finish(state)
             except sandbox.HostError as exc:  # this machine failed to start a bot
                 void = VoidKind.HOST.reason(str(exc))
@@ -206,6 +212,7 @@ class Referee:
         if replay_path is not None and void is None:
             replay.write(replay_path, replay.build(self._record(state, result)))
             result.replay_path = str(replay_path)
+        heap.played(self.decided)
         return result
 
     def _start(self, seating: Seating) -> None:
@@ -259,22 +266,17 @@ class Referee:
                 self._wait(min(deadlines))
 
     def _play(self, state: State) -> None:
+        # Each decision's record is kept only for the replay: a match without one (a ladder's
+        # default) counts its decisions and builds none.
+        records = self.records if self.recording else None
         while pending := state.pending():
             answers = self._collect(state, pending)
             for decision in pending if len(pending) == 1 else _by_seat(pending):
                 choice, by, ms, info = answers[decision.seat]
-                record = {
-                    "seat": decision.seat,
-                    "kind": decision.kind,
-                    "choice": choice,
-                    "option": decision.options[choice],
-                    "by": by,
-                    "ms": round(ms, 3),
-                    "events": state.event_count(),
-                }
-                if info:
-                    record["info"] = info
-                self.records.append(record)
+                if records is not None:
+                    events = state.event_count()
+                    records.append(_decision_record(decision, choice, by, ms, info, events))
+                self.decided += 1
                 state.act(decision.seat, choice)
 
     def _collect(self, state: State, pending: tuple[Decision, ...]) -> dict[int, Answer]:
@@ -375,10 +377,10 @@ class Referee:
     def _send_turn(self, state: State, seat: _Seat, decision: Decision) -> None:
         seq = seat.last_seq + 1
         events, seat.cursor = state.events_since(seat.index, seat.cursor)
-        (view, dropped), options = _view(seat, state), list(decision.options)
+        view, dropped = _view(seat, state)
         clock = seat.clock.told()
         msg = messages.turn(
-            seq, decision.kind, decision.prompt, options, view, events, clock, dropped
+            seq, decision.kind, decision.prompt, decision.options, view, events, clock, dropped
         )
         now = time.monotonic()
         seat.ask = ask = seat.clock.ask(seq, decision, now, measured=False)
@@ -408,8 +410,10 @@ class Referee:
 
     # -- what bots send ----------------------------------------------------------------------
 
-    def _wait(self, until: float) -> None:
-        """Poll every channel and pidfd until ``until`` or the first activity; handle it all.
+    def _wait(self, wake: float) -> None:
+        """Poll every channel and pidfd until ``wake`` or the first activity; handle it all.
+        ``wake`` is never later than a deadline of a seat's answer (``_expire_deadlines``
+        gives it), so a message read before it needs no deadline judged first.
 
         It runs once per decision answered, so it makes one pass where it can: the clock is
         read once before the poll and once after it."""
@@ -419,7 +423,7 @@ class Referee:
             if conn.watch_output():
                 pending = True
         asked = time.monotonic()
-        until = min(until, self.clock.ends_at)
+        until = min(wake, self.clock.ends_at)
         # In whole ms, rounded up: a wake is never early for the moment it waits for.
         timeout = 0 if pending else max(0, math.ceil((until - asked) * 1000))
         ready = self.poller.poll(timeout)
@@ -435,7 +439,8 @@ class Referee:
             read.sort(key=_read_order)
         # What was read is handled in the order it was read, with the clock checked between.
         for received, index, frame in read:
-            self._expire_deadlines(received)
+            if received >= wake:
+                self._expire_deadlines(received)
             self._on_frame(self.seats[index], frame)
         # Then each seat's channel trouble, exit, and decision still unanswered long enough to
         # read its counters for (one seat's never bears on another's: one pass).
@@ -626,7 +631,7 @@ class Referee:
             options=self.options,
             seats=results,
             outcome=outcome,
-            decisions=len(self.records),
+            decisions=self.decided,
             duration_ms=round(duration_ms, 3),
             sandbox="+".join(levels) or "none",
             void=void,
@@ -694,6 +699,24 @@ def _view(seat: _Seat, state: State) -> tuple[dict[str, Any], list[str] | None]:
     """The seat's view to send: whole (``None`` dropped), or as a delta if it takes them."""
     view = state.view(seat.index)
     return (view, None) if seat.views is None else seat.views.delta(view)
+
+
+def _decision_record(
+    decision: Decision, choice: int, by: str, ms: float, info: str, events: int
+) -> dict[str, Any]:
+    """A decision as the replay keeps it; ``events``: the event log's length before it."""
+    record = {
+        "seat": decision.seat,
+        "kind": decision.kind,
+        "choice": choice,
+        "option": decision.options[choice],
+        "by": by,
+        "ms": round(ms, 3),
+        "events": events,
+    }
+    if info:
+        record["info"] = info
+    return record
 
 
 def _read_order(read: tuple[float, int, Frame]) -> tuple[float, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import shutil
 import uuid
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 from arena import sandbox
 from arena.games import load_game
+from arena.match import heap
 from arena.match.bots import BotSpec, parse_bot
 from arena.match.faults import FaultPolicy
 from arena.match.referee import play_match
@@ -79,6 +81,47 @@ def test_same_seed_gives_identical_replays_apart_from_timings(
     second = play_match(GAME, randoms(bot_dir, 2), 5, replay_path=tmp_path / "b.json", **same)
     assert first.outcome == second.outcome
     assert strip_timing(read(tmp_path / "a.json")) == strip_timing(read(tmp_path / "b.json"))
+
+
+def test_a_match_without_a_replay_counts_the_same_decisions_and_hands_the_heap_back(
+    bot_dir: Path, tmp_path: Path
+) -> None:
+    """Decisions are recorded only for a replay, and the heap is frozen only while the game
+    is played: the result is the same, and what the caller froze stays frozen."""
+    same = {"limits": FAST, "match_id": "m1", "options": ONE_ROUND}
+    replayed = play_match(GAME, randoms(bot_dir, 2), 5, replay_path=tmp_path / "a.json", **same)
+    assert gc.get_freeze_count() == 0
+    gc.freeze()  # a caller that froze its heap (say, before forking) keeps it frozen
+    try:
+        frozen = gc.get_freeze_count()
+        bare = play_match(GAME, randoms(bot_dir, 2), 5, **same)
+        assert gc.get_freeze_count() >= frozen > 0
+    finally:
+        gc.unfreeze()
+    assert bare.replay_path is None and bare.outcome == replayed.outcome
+    assert bare.decisions == replayed.decisions == len(read(tmp_path / "a.json")["decisions"])
+    assert [s.decisions for s in bare.seats] == [s.decisions for s in replayed.seats]
+
+
+def test_a_process_that_only_plays_matches_still_makes_full_collections(
+    bot_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Freezing the heap for each game sets the collector's counts back to zero, so the
+    referee makes a full pass itself between games, once enough decisions were played."""
+    monkeypatch.setattr(heap, "FULL_PASS_DECISIONS", 1)
+    full: list[str] = []
+
+    def watch(phase: str, info: dict[str, int]) -> None:
+        if info["generation"] == 2:
+            full.append(phase)
+
+    gc.callbacks.append(watch)
+    try:
+        result = play_match(GAME, randoms(bot_dir, 2), 5, limits=FAST, options=ONE_ROUND)
+    finally:
+        gc.callbacks.remove(watch)
+    assert result.void is None and result.decisions > 0
+    assert full[-2:] == ["start", "stop"]
 
 
 @pytest.mark.parametrize(
