@@ -67,7 +67,7 @@ from arena.sandbox import paths
 _PR_SET_PDEATHSIG = 1
 STOP_GRACE_S = 5.0
 BATCH_MS = 75.0  # the referee's work one job aims to hold: the hand-off is paid once for it
-MOST_MATCHES = 64  # in one job at most (the runner stores a job's matches in one transaction)
+MOST_MATCHES = 128  # in one job at most (the runner stores a job's matches in one transaction)
 AHEAD = 4  # full jobs queued per worker before more are made (Dispatcher.extend)
 
 

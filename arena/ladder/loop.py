@@ -49,6 +49,7 @@ from arena.ladder.rated import RatingStream
 from arena.ladder.ratings import MatchRecord
 from arena.ladder.schedule import MatchSpec
 from arena.ladder.store import Blame, StorageError, Store
+from arena.match import heap
 from arena.registry.content import program_files
 
 MAX_ATTEMPTS = 3  # tries of a match each time it is handed out
@@ -221,6 +222,10 @@ class _Loop:
         return bool(self.host_failure) or self.stopped or self.schedule.finished()
 
     def run(self, progress: Progress | None) -> Tally:
+        with heap.frozen():  # what the runner holds before: out of the collector's passes
+            return self._run(progress)
+
+    def _run(self, progress: Progress | None) -> Tally:
         self.schedule.attach(self.store)
         self.stopped = self.stop()
         if not self.halted():

@@ -24,7 +24,7 @@ import json
 import os
 import shlex
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -804,6 +804,14 @@ class Store:
 _sorted_json = json.JSONEncoder(sort_keys=True).encode  # json.dumps(x, sort_keys=True), built once
 
 
+def _json(value: dict[str, Any] | list[Any], encode: Callable[[Any], str] = _sorted_json) -> str:
+    """``value`` as JSON text, the empty map or list (a seat's usual warnings and incidents)
+    without a call to the encoder (a few per stored match)."""
+    if not value:
+        return "{}" if isinstance(value, dict) else "[]"
+    return encode(value)
+
+
 def _match_row(
     spec: MatchSpec, result: Mapping[str, Any], attempts: int, finished: float
 ) -> tuple[Any, ...]:
@@ -845,7 +853,7 @@ def _seat_row(match_id: str, s: Mapping[str, Any]) -> tuple[Any, ...]:
         s["decisions"],
         s["time_ms"],
         s["max_ms"],
-        _sorted_json(s["warnings"]),
+        _json(s["warnings"]),
         s["transport"],
         s["sandbox"],
         s["exit_code"],
@@ -854,7 +862,7 @@ def _seat_row(match_id: str, s: Mapping[str, Any]) -> tuple[Any, ...]:
         s["cpu_ms"],
         s["peak_memory_kb"],
         s["strikes"],
-        json.dumps(s["incidents"]),
+        _json(s["incidents"], json.dumps),
         s["log_tail"],
     )
 

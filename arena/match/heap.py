@@ -1,5 +1,6 @@
 """The garbage collector around a game: the process's heap left out of its passes while the
-game is played, and a full pass of its own now and then between games.
+game is played, and a full pass of its own now and then between games. (A ladder's runner
+freezes its heap the same way for a whole run: ``arena.ladder.loop``.)
 
 Each time a game's own objects (its events, its state) have grown the heap by a quarter, the
 collector makes a full pass over the whole heap: every module and whatever the caller keeps,
