@@ -197,8 +197,11 @@ def test_heavy_messages_after_every_answer_are_a_flood(bot_dir: Path) -> None:
 def test_an_answer_after_the_deadline_is_never_accepted_however_busy(
     bot_dir: Path, transport: str, heavy: str
 ) -> None:
-    """Messages keep the referee busy (below the caps) while the answer comes 1.5 s late."""
-    command = f"late_flood.py --after 1 --late-ms 3500{heavy}"
+    """Messages keep the referee busy (below the caps) while the answer comes 4 s late. (Not
+    less: on a loaded host the seat is rightly credited the waits for a CPU, the bot's and,
+    until its heavy message is read, the referee's; in a full suite at load 9 they reached
+    1.8 s. The referee's busy time is never credited.)"""
+    command = f"late_flood.py --after 1 --late-ms 6000{heavy}"
     result = play(bot_dir, command, transport=transport)
     assert_ruled(result, "timeout", "no answer within")
     seat = hostile(result)
