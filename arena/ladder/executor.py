@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import sandbox
-from arena.games import available_games, load_game
+from arena.games import load_game
 from arena.ladder.jobs import MatchJob, Returned
 from arena.match.pool import BotPool
 from arena.match.referee import play_match
@@ -197,17 +197,16 @@ def _stop(signum: int, _frame: object) -> None:
 def _worker_start(parent: int) -> None:
     """In each local worker: on SIGTERM, which also comes when the runner dies, stop at once
     and take the match's bots along. Ctrl-C in a terminal reaches the whole process group; the
-    runner alone decides what it means. Then the games are loaded and the sandbox probed, once
-    per worker, before its first job comes."""
+    runner alone decides what it means. Then the sandbox is probed, once per worker, before
+    its first job comes."""
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     if os.getppid() != parent:  # the runner died before prctl took effect
         os._exit(1)
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, lambda *_: None)
-    # tens of ms each, while the runner still reads the ladder; a failure is left for the
-    # first match to meet and report
+    # tens of ms, while the runner still reads the ladder; a failure is left for the first
+    # match to meet and report
     with contextlib.suppress(Exception):
-        available_games()
         sandbox.probe()
 
 
