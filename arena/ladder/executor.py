@@ -69,6 +69,10 @@ STOP_GRACE_S = 5.0
 BATCH_MS = 75.0  # the referee's work one job aims to hold: the hand-off is paid once for it
 MOST_MATCHES = 128  # in one job at most (the runner stores a job's matches in one transaction)
 AHEAD = 4  # full jobs queued per worker before more are made (Dispatcher.extend)
+# A worker with no matches of its own left takes another's only when they make this many full
+# jobs: fewer, and their owner plays them before this worker has started their lane's kept bots
+# (tens of ms a pair), so taking them would end the run later.
+STEAL_JOBS = 2
 
 
 class ExecutorError(RuntimeError):
@@ -484,8 +488,9 @@ class Dispatcher:
     An executor whose workers keep bots of their own (``homes``: local workers) gets each
     match on the worker of its lane (``lane % homes``), so a bot's kept process for a lane is
     started by one worker only, not by each; the jobs in flight are shared alike among the
-    workers. A worker with nothing of its own left takes from the longest other queue, so
-    none idles near the end.
+    workers. A worker with nothing of its own left takes from the longest other queue while
+    that holds enough to pay for starting its lane's bots (``STEAL_JOBS``), so none idles
+    long near the end.
     """
 
     def __init__(self, executor: Executor, jobs: Iterable[Job] = ()) -> None:
@@ -546,9 +551,9 @@ class Dispatcher:
     def _next_batch(self, home: int) -> list[Job]:
         """The next job's matches for worker ``home``, or none when nothing may start now. A
         solo job alone, with nothing else in flight; else the jobs queued for it (if none, the
-        longest other queue's) up to the first solo one whose deal is not in flight, at most a
-        batch and at most a fair share of that queue per slot of the worker, so no worker
-        idles near the end."""
+        longest other queue's, when it holds ``STEAL_JOBS`` full jobs or more) up to the first
+        solo one whose deal is not in flight, at most a batch and at most a fair share of that
+        queue per slot of the worker, so no worker idles near the end."""
         if not any(self.queues) or len(self.running) >= self.concurrency.limit:
             return []
         if any(batch[0].solo for batch in self.running.values()):
@@ -560,6 +565,8 @@ class Dispatcher:
         if sum(h == home for h in self.home_of.values()) >= slots:
             return []
         queue = self.queues[home] or max(self.queues, key=len)
+        if queue is not self.queues[home] and len(queue) < STEAL_JOBS * self.batch_size():
+            return []  # its owner plays them sooner than this worker starts their lane's bots
         busy = {job.deal for batch in self.running.values() for job in batch}
         size = min(self.batch_size(), math.ceil(len(queue) / slots))
         batch: list[Job] = []

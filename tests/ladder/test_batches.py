@@ -29,6 +29,7 @@ from arena.ladder.executor import (
     AHEAD,
     BATCH_MS,
     MOST_MATCHES,
+    STEAL_JOBS,
     Dispatcher,
     Executor,
     Job,
@@ -311,3 +312,19 @@ def test_a_slot_short_of_one_per_worker_goes_to_the_worker_with_most_left() -> N
     dispatcher._fill()
     first = Counter(home for home, _, _ in executor.handed)
     assert first == {1: 2, 0: 1}
+
+
+@pytest.mark.parametrize(("left", "taken"), [(2 * 10 - 1, False), (4 * 10, True)])
+def test_a_worker_takes_another_lane_only_when_it_pays_for_starting_its_bots(
+    left: int, taken: bool
+) -> None:
+    """A worker whose own lane is done takes matches of another lane only when they make
+    ``STEAL_JOBS`` full jobs or more: fewer, and their own worker plays them before this one
+    has started that lane's kept bots."""
+    executor = Homed(BATCH_MS / 10)
+    dispatcher = Dispatcher(executor, [Job(replace(bare_job(f"m{i}"), lane=1))
+                                       for i in range(left)])  # fmt: skip
+    dispatcher.match_ms = BATCH_MS / 10  # measured: 10 matches a job
+    assert STEAL_JOBS == 2 and dispatcher._top_up() and not dispatcher.queues[0]
+    assert bool(dispatcher._next_batch(0)) == taken
+    assert bool(dispatcher._next_batch(1))  # its own worker takes them either way
