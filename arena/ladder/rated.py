@@ -110,8 +110,11 @@ class RatingStream:
     def settle(self, store: Store) -> None:
         """Nothing is in flight: rate every queued match, past any gap (a match given up)."""
         with store.transaction():
-            rated = self.drain(store, int(store.meta(RATED_NEXT) or 0), everything=True)
+            before = int(store.meta(RATED_NEXT) or 0)
+            rated = self.drain(store, before, everything=True)
             self.kept.release(store, rated)
+            if rated != before:
+                store.ratings_changed()
 
     def drain(
         self,
@@ -172,6 +175,7 @@ class RatingStream:
                 rated_next = store.count_matches()
             store.unqueue_ratings([], rated_next)
             self.kept.rebuild(store, ordered, self.scheduled)
+            store.ratings_changed()
 
 
 def current(

@@ -543,13 +543,19 @@ class Store:
         return [dict(r) for r in self.conn.execute(query, (bot,))]
 
     def stored_mark(self) -> tuple[Any, ...]:
-        """What changes whenever a match is stored or forgotten: the count of those changes,
-        kept in ``meta`` in the same transaction (one indexed read); for a database written
-        before it was kept, how many matches are stored and when the last one finished."""
+        """What changes whenever a match is stored or forgotten, or ratings are written apart
+        from the matches they rate (:meth:`ratings_changed`): the count of those changes, kept
+        in ``meta`` in the same transaction (one indexed read); for a database written before
+        it was kept, how many matches are stored and when the last one finished."""
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'changes'").fetchone()
         if row is not None:
             return (int(row[0]),)
         return tuple(self.conn.execute("SELECT COUNT(*), MAX(finished_at) FROM matches").fetchone())
+
+    def ratings_changed(self) -> None:
+        """Ratings were written apart from the matches they rate (a re-rating, or matches left
+        behind a gap rated at last): a change for whoever shows them (``stored_mark``)."""
+        self._changed()
 
     def _changed(self, count: int = 1) -> None:
         """Count ``count`` changes of the stored matches (inside the transaction that made

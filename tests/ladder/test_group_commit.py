@@ -126,3 +126,29 @@ def test_a_match_is_reported_only_once_its_group_is_stored(tmp_path: Path) -> No
     assert summary.played == len(ladder.schedule_of(cfg)) == seen[-1][0]
     assert all(done <= stored for done, stored in seen)
     assert any(done < stored for done, stored in seen)  # groups of several were stored at once
+
+
+def test_ratings_written_apart_from_their_matches_change_the_stored_mark(
+    database: Location, tmp_path: Path
+) -> None:
+    """A re-rating, and matches left behind a gap rated at last, change what the server's
+    pages show without storing a match: the stored mark (which their caches are keyed on)
+    moves with them, so no page keeps showing the ratings from before."""
+    cfg = ladder_at(tmp_path, database, bots=3, seats=2, rounds=1)
+    specs = ladder.schedule_of(cfg)
+    key = bytes.fromhex(TEST_KEY)
+    store = Store.create(cfg.database, cfg.game.id)
+    try:
+        register(cfg, store)
+        schedule = ladder.schedule_for(cfg)
+        schedule.attach(store)
+        later = specs[1]  # stored behind the gap its first match leaves: rated at settle
+        store.record_matches([(later, SyntheticExecutor._play(MatchJob.of(cfg, later, key)), 1)])
+        stored = store.stored_mark()
+        schedule.settle(store)
+        settled = store.stored_mark()
+        assert settled != stored and store.rating_history()  # rated: the mark moved
+        schedule.rerate(store)
+        assert store.stored_mark() != settled
+    finally:
+        store.close()
