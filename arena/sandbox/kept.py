@@ -8,7 +8,11 @@ and cost nothing while it waits. So between matches:
   and, under bubblewrap, the chain down to the program (bwrap's monitor, its pid-namespace
   init, the program): at each level the child that started first;
 * the bot is stopped (``SIGSTOP``, which no process can catch) until its next match, so an idle
-  process uses no CPU and can open no connection, fork nothing, send nothing;
+  process uses no CPU and can open no connection, fork nothing, send nothing. Under bubblewrap
+  only the program is: bwrap's monitor and pid-namespace init above it are bubblewrap's own
+  code, asleep in ``wait``, which the bot cannot make fork or run anything. Stopping them too
+  cost each kept match four more signals and the wakes that carry them out (on short matches,
+  about 130 us of the host's kernel time a match, ``bench/decision_loop.py --workers``);
 * what it holds is measured (its cgroup's memory, else the resident memory of its processes),
   so a worker bounds its idle processes by memory, not only by count.
 
@@ -68,16 +72,17 @@ def _ours(proc: BotProcess, pid: str) -> bool:
     return (_stat(int(pid)) or ["", "", ""])[2] == str(proc.pid)
 
 
-def itself(proc: BotProcess, stats: dict[int, list[str]]) -> set[int]:
+def itself(proc: BotProcess, stats: dict[int, list[str]]) -> list[int]:
     """The bot itself among the processes of ``stats`` (pid: stat fields): the launched
-    process and, under bubblewrap, the chain of first-started children down to the program."""
+    process and, under bubblewrap, the chain of first-started children down to the program
+    (last)."""
     chain = [proc.pid]
     for _ in range(_HELPERS if proc.level == "bwrap" else 0):
         children = [pid for pid, stat in stats.items() if int(stat[1]) == chain[-1]]
         if not children:
             break
         chain.append(min(children, key=lambda pid: int(stats[pid][19])))  # its start time
-    return set(chain)
+    return chain
 
 
 def _stop_all(proc: BotProcess) -> list[int]:
@@ -117,49 +122,59 @@ def _send(pids: list[int], sig: int) -> None:
 
 
 def hold(proc: BotProcess) -> None:
-    """Between matches: stop every process of the bot, then kill all but the bot itself.
+    """Between matches: stop the bot's program and kill every process of the bot but the bot
+    itself.
 
-    Once the bot itself is known (from the last time it was held), its processes are stopped
-    through their pidfds, then the cgroup is read once: when those very processes, all still
-    there, are all it holds, none forked before its stop and none can since, so there is
+    Once the bot itself is known (from the last time it was held), its program is stopped
+    through its pidfd and bwrap's helpers are checked through theirs, then the cgroup is read
+    once: when those very processes, all still there, are all it holds, the program forked
+    nothing before its stop and can fork nothing since (the helpers never fork), so there is
     nothing to kill and nothing more to read (a pidfd is never mistaken for a newer process
-    with the same pid). Otherwise, every process is stopped in rounds and the bot itself found
-    anew."""
+    with the same pid). Otherwise, every process is stopped in rounds, the bot itself found
+    anew and the others killed; then the helpers run again."""
     known = proc.itself and _signal_itself(proc, signal.SIGSTOP)
     if known and set(_pids(proc)) == proc.itself.keys():
         return
     stats = _live(_stop_all(proc))
-    spare = itself(proc, stats)
-    _remember(proc, spare)
-    _kill_all_but(proc, spare, list(stats))
+    chain = itself(proc, stats)
+    _remember(proc, chain)
+    _kill_all_but(proc, set(chain), list(stats))
+    for fd in list(proc.itself.values())[:-1]:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            signal.pidfd_send_signal(fd, signal.SIGCONT)
 
 
-def _remember(proc: BotProcess, spare: set[int]) -> None:
-    """Keep a pidfd of each process of the bot itself, opened anew (they are stopped: none
-    can exit and leave its pid to another meanwhile), and none of those kept before (one may
-    be of a process gone whose pid another of the bot now has)."""
+def _remember(proc: BotProcess, chain: list[int]) -> None:
+    """Keep a pidfd of each process of the bot itself, in ``chain``'s order (the program last),
+    opened anew (they are stopped: none can exit and leave its pid to another meanwhile), and
+    none of those kept before (one may be of a process gone whose pid another of the bot now
+    has)."""
     for fd in proc.itself.values():
         os.close(fd)
     proc.itself.clear()
-    for pid in spare:
+    for pid in chain:
         with contextlib.suppress(ProcessLookupError):
             proc.itself[pid] = os.pidfd_open(pid)
 
 
 def _signal_itself(proc: BotProcess, sig: int) -> bool:
-    """Send ``sig`` to each process of the bot itself; False if one of them is gone (or
-    could not be signalled, as ``_send`` allows)."""
+    """Send ``sig`` to the bot's program and check that each helper above it is still there
+    (signal 0 delivers nothing); False if one of them is gone (or could not be signalled, as
+    ``_send`` allows, or none is known)."""
+    if not proc.itself:
+        return False
+    *helpers, program = proc.itself.values()
     sent = True
-    for fd in proc.itself.values():
+    for fd, what in [*((fd, 0) for fd in helpers), (program, sig)]:
         try:
-            signal.pidfd_send_signal(fd, sig)
+            signal.pidfd_send_signal(fd, what)
         except (ProcessLookupError, PermissionError):
             sent = False
     return sent
 
 
 def release(proc: BotProcess) -> None:
-    """Its next match begins: let the bot itself run again (whatever else the cgroup may
+    """Its next match begins: let the bot's program run again (whatever else the cgroup may
     hold, if the rounds of ``hold`` ran out of time, stays stopped until it is killed)."""
     _signal_itself(proc, signal.SIGCONT)
 
