@@ -55,7 +55,7 @@ def engine_seed(key: bytes, deal: int) -> int:
     """The seed the engine deals ``deal`` (a set's public deal identity) from: 128 bits of
     HMAC-SHA256 under the ladder's secret ``key``. Whoever lacks the key cannot tell it from
     random, however much of the schedule they know."""
-    mac = hmac.new(key, f"arena deal\x1f{deal}".encode(), hashlib.sha256).digest()
+    mac = hmac.digest(key, f"arena deal\x1f{deal}".encode(), "sha256")  # one call, in C
     return int.from_bytes(mac[:16], "big")
 
 
