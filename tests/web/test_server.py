@@ -4,6 +4,7 @@ file; pages in chromium against a real ``arena serve`` process; SIGKILL and rest
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -234,6 +235,52 @@ def _workers(server: int, playing: bool = False) -> list[int]:
     ]
 
 
+def _kill_one_in_a_match(server: int) -> bool:
+    """SIGKILL a worker of the server ``server`` while it surely holds a match; whether one was.
+
+    A worker seen with child processes may hold no match: a starting worker probes the sandbox
+    with a process of its own, and one seen with bots may end its job before a signal reaches
+    it (on a busy machine, while /proc is scanned); killed then, it leaves no void. So each is
+    stopped first and killed only if, stopped, it still has a running bot of the competition
+    as a child: a worker reaps its match's bots before it sends the match back, so its job
+    cannot have ended. Otherwise it runs on (it holds no match: no clock runs)."""
+    for worker in _workers(server, playing=True):
+        with contextlib.suppress(ProcessLookupError):  # it may have just ended
+            os.kill(worker, signal.SIGSTOP)
+            until(lambda w=worker: _state(w) in "TXZ", what="the worker stopped", pause=0.001)
+            if any(b"sample_bots/python" in _cmdline(child) for child in _children(worker)):
+                os.kill(worker, signal.SIGKILL)
+                return True
+            os.kill(worker, signal.SIGCONT)
+    return False
+
+
+def _state(pid: int) -> str:
+    """The process's state letter (X when it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return "X"
+
+
+def _cmdline(pid: str) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _children(pid: int) -> list[str]:
+    """The child processes of ``pid`` (of each of its threads), zombies included."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += (task / "children").read_text().split()
+        except OSError:
+            continue
+    return found
+
+
 def test_sigkill_of_the_server_then_of_a_worker_loses_and_doubles_no_match(
     tmp_path: Path,
     served: Serve,
@@ -261,8 +308,7 @@ def test_sigkill_of_the_server_then_of_a_worker_loses_and_doubles_no_match(
     assert 1 <= len(before) < 6, "killed while matches were still to play"
     proc, url = served(killed)
     # The restarted server loses a worker while it plays: it goes on with a fresh one.
-    worker = until(lambda: _workers(proc.pid, playing=True), what="a worker playing a match")[0]
-    os.kill(worker, signal.SIGKILL)
+    until(lambda: _kill_one_in_a_match(proc.pid), what="a worker killed in a match", pause=0.01)
     until(lambda: get_json(url + "/api/queue")["status"] == "idle", what="the restarted ladder")
     assert proc.poll() is None, "the server survives its worker's death"
     killed_standings = get_json(url + "/api/standings")
