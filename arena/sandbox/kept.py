@@ -11,8 +11,8 @@ and cost nothing while it waits. So between matches:
   process uses no CPU and can open no connection, fork nothing, send nothing. Under bubblewrap
   only the program is: bwrap's monitor and pid-namespace init above it are bubblewrap's own
   code, asleep in ``wait``, which the bot cannot make fork or run anything. Stopping them too
-  cost each kept match four more signals and the wakes that carry them out (on short matches,
-  about 130 us of the host's kernel time a match, ``bench/decision_loop.py --workers``);
+  cost each kept bot four more signals a match and the wakes that carry them out (on short
+  2-seat matches, about 130 us of the host's kernel time a match);
 * what it holds is measured (its cgroup's memory, else the resident memory of its processes),
   so a worker bounds its idle processes by memory, not only by count.
 
