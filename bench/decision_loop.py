@@ -7,22 +7,27 @@ applied without asking, welcome and game_over):
 
 * Arena: full Happy Mochi matches between two C++ random bots (``sample_bots/cpp``) whose
   processes are kept between matches (the pool is warmed by one match first), in the sandbox
-  this machine gives bots; wall time and the referee process's CPU time (all its threads, so
-  libzmq's I/O thread too) over the bots' decisions. On the pipe and on ZeroMQ; also the Python
-  SDK random bot on the pipe (its referee CPU per decision has the same target, 80 us);
+  this machine gives bots, on one core as a ladder's worker plays them (``arena.sandbox.cores``:
+  the referee and its bots on a core of their own); wall time and the referee process's CPU
+  time (all its threads, so libzmq's I/O thread too) over the bots' decisions. On the pipe and
+  on ZeroMQ; also the Python SDK random bot on the pipe (its referee CPU per decision has the
+  same target, 80 us); and on the pipe where the kernel places the processes (``--no-pin``);
 * the floors: a raw round trip of the same turn bytes (a real Happy Mochi turn) to the same C++
   bot started the same way, over a pipe pair and over a ZeroMQ ROUTER, from a loop that does
   nothing else;
 * fastchess (``--fastchess PATH``): games between two instances of its own mock engine
   ``random_mover``, which answers every ``go`` at once; wall time over the plies its PGN counts
   (and the CPU of fastchess and both engines over them). Like Arena's bots its engines are kept
-  between games (fastchess's default ``restart=off``); unlike them they run without a sandbox;
+  between games (fastchess's default ``restart=off``); unlike them they run without a sandbox.
+  With ``-use-affinity`` (the game and its engines on one core), beside Arena on one core, and
+  without, beside Arena where the kernel places it;
 * a match's fixed cost: short matches (Happy Mochi cut to one turn, C++ bots kept, pipe; a
   match of kept processes makes no match folder), wall and referee CPU per match beside the
   same per decision in whole games: how many decisions a match's start and end cost;
 * workers: ladders on 2 local workers against 1, of long matches (whole Motora games: 204
   and 408) and of short ones (Happy Mochi cut to one turn: 1200 and 2400), C++ bots kept, on
-  the pipe: matches per second over the whole run (workers started with the run, as ``arena
+  the pipe, each worker on a core of its own in both (``--pin``: the ratio is the scaling
+  alone): matches per second over the whole run (workers started with the run, as ``arena
   ladder run`` does; the goals, 1.7x long and 1.3x short, are on these) and over its second
   half (steady), the run's start-up and end (its wall time beyond its matches at the steady
   rate) and the first match stored; the CPU per match in steady state of the runner (its
@@ -77,6 +82,7 @@ from arena.games import load_game
 from arena.match.bots import BotSpec, parse_bot
 from arena.match.pool import BotPool
 from arena.match.referee import play_match
+from arena.sandbox.cores import assign, usable
 from protocol import codec, messages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -133,8 +139,26 @@ def python_bots(transport_name: str) -> list[BotSpec]:
     ]
 
 
+@contextmanager
+def on_core(pinned: bool = True) -> Iterator[None]:
+    """This process, and the bots it starts meanwhile, on the core a ladder's first worker
+    takes (``pinned``), or wherever the kernel places them."""
+    before = os.sched_getaffinity(0)
+    core = assign(1, usable())[0]
+    if pinned and core is not None:
+        os.sched_setaffinity(0, {core})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
 def arena(
-    bots: list[BotSpec], seeds: range, game_id: str = GAME, options: dict[str, Any] | None = None
+    bots: list[BotSpec],
+    seeds: range,
+    game_id: str = GAME,
+    options: dict[str, Any] | None = None,
+    pinned: bool = True,
 ) -> Sample:
     """Full matches of ``bots`` with kept processes (started by a first match, not timed)."""
     game, pool = load_game(game_id), BotPool()
@@ -145,10 +169,11 @@ def arena(
         return sum(s.decisions for s in result.seats)
 
     try:
-        play(-1 - seeds.start)  # starts the processes kept for the timed matches
-        wall, cpu = time.perf_counter(), time.process_time()
-        decisions = sum(map(play, seeds))
-        return Sample(time.perf_counter() - wall, time.process_time() - cpu, decisions)
+        with on_core(pinned):
+            play(-1 - seeds.start)  # starts the processes kept for the timed matches
+            wall, cpu = time.perf_counter(), time.process_time()
+            decisions = sum(map(play, seeds))
+            return Sample(time.perf_counter() - wall, time.process_time() - cpu, decisions)
     finally:
         pool.close()
 
@@ -224,7 +249,7 @@ def raw_bot(transport_name: str) -> Iterator[tuple[Callable[[bytes], None], Call
 def raw(transport_name: str, count: int) -> Sample:
     """``count`` round trips of a real turn to the C++ bot, as fast as the bot answers."""
     turn = sample_turn()
-    with raw_bot(transport_name) as (send, receive):
+    with on_core(), raw_bot(transport_name) as (send, receive):
         for _ in range(count // 10):  # warm-up
             send(turn)
             receive()
@@ -240,8 +265,9 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def fastchess(binary: Path, engine: Path, rounds: int) -> Sample:
-    """``rounds`` pairs of games between two random_mover engines, one game at a time."""
+def fastchess(binary: Path, engine: Path, rounds: int, pinned: bool) -> Sample:
+    """``rounds`` pairs of games between two random_mover engines, one game at a time;
+    ``pinned``: the game and its engines on one core (fastchess's ``-use-affinity``)."""
     with tempfile.TemporaryDirectory(prefix="arena-fastchess-") as folder:
         pgn = Path(folder) / "games.pgn"
         seed = random.randrange(1 << 30)  # the movers' own seeds: different games each block
@@ -251,6 +277,7 @@ def fastchess(binary: Path, engine: Path, rounds: int) -> Sample:
             *("-engine", f"cmd={engine}", "name=b", f"args={seed + 1}"),
             *("-each", "tc=60+1", "-rounds", str(rounds), "-games", "2", "-concurrency", "1"),
             *("-pgnout", f"file={pgn}", "notation=uci"),
+            *(["-use-affinity"] if pinned else []),
         ]
         wall, cpu = time.perf_counter(), children_cpu()
         subprocess.run(command, cwd=folder, check=True, capture_output=True)
@@ -288,6 +315,9 @@ def measure(
     shorts = 25 * matches
     kinds: dict[str, Callable[[int], Sample]] = {
         "pipe": lambda b: arena(cpp_bots("pipe"), range(b * matches, (b + 1) * matches)),
+        "pipe_free": lambda b: arena(
+            cpp_bots("pipe"), range(b * matches, (b + 1) * matches), pinned=False
+        ),
         "zmq": lambda b: arena(cpp_bots("zmq"), range(b * matches, (b + 1) * matches)),
         "sdk_pipe": lambda b: arena(python_bots("pipe"), range(b * matches, (b + 1) * matches)),
         "raw_pipe": lambda b: raw("pipe", round_trips),
@@ -295,7 +325,8 @@ def measure(
         "short": lambda b: short_matches(range(b * shorts, (b + 1) * shorts)),
     }
     if engines is not None:
-        kinds["fastchess"] = lambda b: fastchess(*engines, rounds)
+        kinds["fastchess"] = lambda b: fastchess(*engines, rounds, pinned=True)
+        kinds["fastchess_free"] = lambda b: fastchess(*engines, rounds, pinned=False)
     totals = {kind: Sample() for kind in kinds}
     for block in range(blocks):
         for kind, run in kinds.items():
@@ -372,7 +403,7 @@ def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, 
         for what, kind in kinds.items():
             for n in (1, 2):
                 for f in (1, 2):
-                    got = ladder_bench.measure(n, f * rounds[what], pipe, bot=bot, **kind)
+                    got = ladder_bench.measure(n, f * rounds[what], pipe, bot=bot, pin=True, **kind)
                     runs[what, n, f].append(got)
                     loads.append(load())
         floors.append(cores())
@@ -394,7 +425,10 @@ def workers(long_rounds: int, short_rounds: int, blocks: int) -> list[dict[str, 
         steady_ms = {n: steady_us(what, n, "cpu_s") / 1000 for n in (1, 2)}
         fixed_s = {n: mean(what, n, "cpu_s", 1) - played * steady_ms[n] / 1000 for n in (1, 2)}
         longer = runs[what, 1, 2][0]["matches"]
-        name = f"ladder of {longer} {what} matches ({kind['game']}), C++ bots kept, pipe"
+        name = (
+            f"ladder of {longer} {what} matches ({kind['game']}), C++ bots kept, pipe, "
+            "each worker on a core of its own (--pin)"
+        )
         goal = {"long": ">= 1.7", "short": ">= 1.3"}[what]
         steady = {n: mean(what, n, "steady_matches_per_s") for n in (1, 2)}
         busy = steady_ms[1] * steady[1] / 1000  # the cores 1 worker's ladder keeps busy
@@ -443,22 +477,25 @@ def rows_of(
     totals: dict[str, Sample], games: dict[str, tuple[Sample, Sample]]
 ) -> list[dict[str, Any]]:
     """The table: Arena's decision loop beside fastchess (when measured) and the raw floors."""
-    pipe, zmq_, sdk = totals["pipe"], totals["zmq"], totals["sdk_pipe"]
+    pipe, zmq_, sdk, free = totals["pipe"], totals["zmq"], totals["sdk_pipe"], totals["pipe_free"]
     raw_pipe, raw_zmq = totals["raw_pipe"], totals["raw_zmq"]
     short = totals["short"]
     cpp = f"Arena, {GAME}, C++ bots kept"
+    unpinned = f"{cpp}, pipe, where the kernel places them (--no-pin)"
     rows = []
     if "fastchess" in totals:
-        chess = totals["fastchess"]
+        chess, chess_free = totals["fastchess"], totals["fastchess_free"]
         rows += [
             at(row(f"{cpp}, pipe: wall per decision, referee's work included", pipe.wall_us,
-                   "fastchess: wall per ply, random_mover engines", chess.wall_us, "us", "<= 3"),
-               pipe, chess),
-            at(row(f"{cpp}, zmq: the same", zmq_.wall_us, "fastchess, the same", chess.wall_us,
-                   "us", ""), zmq_, chess),
+                   "fastchess -use-affinity: wall per ply, random_mover engines",
+                   chess.wall_us, "us", "<= 3"), pipe, chess),
+            at(row(f"{unpinned}: the same", free.wall_us, "fastchess without -use-affinity",
+                   chess_free.wall_us, "us", ""), free, chess_free),
+            at(row(f"{cpp}, zmq: the same", zmq_.wall_us, "fastchess -use-affinity",
+                   chess.wall_us, "us", ""), zmq_, chess),
             at(row(f"{cpp}, pipe: referee CPU per decision (bots not counted)", pipe.cpu_us,
-                   "fastchess: CPU per ply, both engines counted", chess.cpu_us, "us", ""),
-               pipe, chess),
+                   "fastchess -use-affinity: CPU per ply, both engines counted", chess.cpu_us,
+                   "us", ""), pipe, chess),
         ]  # fmt: skip
     return [
         *rows,
@@ -474,6 +511,10 @@ def rows_of(
                TARGET_CPU_US, "us", "<= 1"), pipe),
         at(row(f"Arena, {GAME}, Python SDK random bots kept, pipe: referee CPU per decision",
                sdk.cpu_us, "issue 30's target", TARGET_CPU_US, "us", "<= 1"), sdk),
+        at(row(f"{unpinned}: referee CPU per decision", free.cpu_us, "on one core",
+               pipe.cpu_us, "us", ""), free, pipe),
+        at(row(f"{unpinned}: wall per decision", free.wall_us, "on one core", pipe.wall_us,
+               "us", ""), free, pipe),
         at(row(f"{cpp}, zmq: referee CPU per decision (libzmq's I/O thread included)",
                zmq_.cpu_us, "the same on the pipe", pipe.cpu_us, "us", ""), zmq_, pipe),
         at(row(f"Arena, {GAME}, Python SDK random bots kept, pipe: wall per decision",

@@ -110,10 +110,11 @@ def measure(
     rounds: int,
     settings: Sequence[str] = (),
     executor: Callable[[], Executor] | None = None,
+    pin: bool | None = None,
     **kind: Any,
 ) -> dict[str, Any]:
     """Run the ladder (``kind``: :func:`ladder_file`'s keywords) on ``executor()`` (default:
-    ``workers`` local worker processes)."""
+    ``workers`` local worker processes, pinned as ``LocalExecutor`` does by ``pin``)."""
     timer = Timer()
     rerate, observe = loop.LadderSchedule.rerate, Concurrency.observe
     originals = (ladder.schedule_of, rerate, store.Store.record_matches)
@@ -132,7 +133,7 @@ def measure(
             cfg = load_ladder(ladder_file(Path(tmp), rounds, settings, **kind))
             started, cpu, own = time.perf_counter(), cpu_seconds(), runner_seconds()
             stored: list[float] = []  # when each match was stored
-            with executor() if executor else LocalExecutor(workers) as running:
+            with executor() if executor else LocalExecutor(workers, pin) as running:
                 summary = ladder.run_ladder(
                     cfg, running, progress=lambda *_: stored.append(time.perf_counter())
                 )

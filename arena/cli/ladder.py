@@ -64,6 +64,15 @@ ClusterOpt = Annotated[
     str | None,
     typer.Option(metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786."),
 ]
+PinOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--pin/--no-pin",
+        help="Each local worker and its bots on a core of their own, if there are enough "
+        "[default: when the workers take every core].",
+        show_default=False,
+    ),
+]
 
 
 HOST_EXIT = 3  # this machine cannot run the bots: nothing blamed on them
@@ -255,9 +264,9 @@ def _bar(name: str) -> Iterator[loop.Progress]:
         yield update
 
 
-def _executor(workers: int, cluster: str | None) -> Executor:
+def _executor(workers: int, cluster: str | None, pin: bool | None) -> Executor:
     if cluster is None:
-        return LocalExecutor(workers)
+        return LocalExecutor(workers, pin)
     try:
         return DaskExecutor(cluster)
     except ExecutorError as exc:
@@ -286,6 +295,7 @@ def run(
     path: FileArg,
     workers: WorkersOpt = None,
     cluster: ClusterOpt = None,
+    pin: PinOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     fmt: FormatOpt = "table",
     follow: Annotated[
@@ -303,7 +313,7 @@ def run(
     """
     count = workers or os.cpu_count() or 1
     # local workers start first: they import while the file is read and its bots checked
-    local = LocalExecutor(count) if cluster is None else None
+    local = LocalExecutor(count, pin) if cluster is None else None
     try:
         cfg = _runnable(path, fmt, follow)
     except BaseException:
@@ -313,7 +323,7 @@ def run(
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops like Ctrl-C
     try:
         with (
-            local or _executor(count, cluster) as executor,
+            local or _executor(count, cluster, pin) as executor,
             _progress(cfg.name, quiet) as progress,
         ):  # a following ladder returns only when stopped (Ctrl-C, SIGTERM: below)
             summary = ladder.run_ladder(cfg, executor, progress)

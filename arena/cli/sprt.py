@@ -28,6 +28,7 @@ from arena.cli.ladder import (
     STORAGE_EXIT,
     ClusterOpt,
     FileArg,
+    PinOpt,
     WorkersOpt,
     _config,
     _executor,
@@ -144,6 +145,7 @@ def test_command(
     ] = 500,
     workers: WorkersOpt = None,
     cluster: ClusterOpt = None,
+    pin: PinOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
 ) -> None:
@@ -170,7 +172,7 @@ def test_command(
     label = f"test {a} vs {b}"
     try:
         with (
-            _executor(workers or os.cpu_count() or 1, cluster) as executor,
+            _executor(workers or os.cpu_count() or 1, cluster, pin) as executor,
             _progress(label, max_sets, mode) as progress,
         ):
             outcome = sprt.play_until_decided(cfg, a, b, settings, max_sets, executor, progress)

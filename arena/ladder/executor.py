@@ -62,7 +62,7 @@ from arena.ladder.jobs import MatchJob, Returned
 from arena.match.pool import BotPool
 from arena.match.referee import play_match
 from arena.match.results import VoidKind
-from arena.sandbox import paths
+from arena.sandbox import cores, paths
 
 _PR_SET_PDEATHSIG = 1
 STOP_GRACE_S = 5.0
@@ -198,14 +198,17 @@ def _stop(signum: int, _frame: object) -> None:
     os._exit(128 + signum)
 
 
-def _worker_start(parent: int) -> None:
+def _worker_start(parent: int, core: int | None) -> None:
     """In each local worker: on SIGTERM, which also comes when the runner dies, stop at once
     and take the match's bots along. Ctrl-C in a terminal reaches the whole process group; the
-    runner alone decides what it means. Then the sandbox is probed, once per worker, before
+    runner alone decides what it means. Then it moves to its ``core`` (None: left to the
+    kernel; see ``arena.sandbox.cores``), and the sandbox is probed, once per worker, before
     its first job comes."""
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     if os.getppid() != parent:  # the runner died before prctl took effect
         os._exit(1)
+    if core is not None:
+        cores.pin(core)
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, lambda *_: None)
     # tens of ms, while the runner still reads the ladder; a failure is left for the first
@@ -217,11 +220,14 @@ def _worker_start(parent: int) -> None:
 class LocalExecutor(Executor):
     """``workers`` local processes, each in a pool of its own, so that a job goes to the worker
     whose kept bots it needs (its ``home``, see :class:`Dispatcher`) and a worker that dies
-    takes only its own jobs along."""
+    takes only its own jobs along. Each runs on a core of its own when they take every core,
+    or when ``pin`` asks and there are enough (``arena.sandbox.cores.assign``; a worker
+    started again takes its home's core)."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, pin: bool | None = None) -> None:
         self.workers = self.homes = workers
         self.slots = 2 * workers
+        self.cores = cores.assign(workers, cores.usable(), pin)
         _quiet_resource_tracker()
         self.started: list[cf.Future[int]] = []  # each worker's pid, as it started
         self.pools = [self._pool(home) for home in range(workers)]
@@ -236,7 +242,7 @@ class LocalExecutor(Executor):
             1,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_worker_start,
-            initargs=(os.getpid(),),
+            initargs=(os.getpid(), self.cores[home]),
         )
         with _main_not_rerun():
             started = pool.submit(os.getpid)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import bwrap, host, paths, seccomp, uids
+from . import bwrap, cores, host, paths, seccomp, uids
 from .cgroups import Cgroup, Reading
 from .limits import SandboxLimits
 from .probe import HostError, choose, probe
@@ -95,13 +95,17 @@ class _Child:
     cgroup: Cgroup | None
     limits: list[tuple[int, int]]
     cpu_s: int
+    cores: frozenset[int] | None = None  # None: the referee's, inherited
     uid: int | None = None
     processes: int = 0
     seccomp_filter: Any = None
 
     def __call__(self) -> None:
-        step = "cgroup join"
+        step = "cores"
         try:
+            if self.cores is not None:
+                os.sched_setaffinity(0, self.cores)
+            step = "cgroup join"
             if self.cgroup is not None:
                 self.cgroup.join()
             step = "rlimits"
@@ -306,7 +310,8 @@ def _launch(
         step = "uid lease"
         if sandboxed and found.has("uid"):
             lease = uids.UidLease()
-        child = _Child(os.getpid(), cgroup, _rlimits(limits, cgroup is not None), limits.cpu_s)
+        rlimits = _rlimits(limits, cgroup is not None)
+        child = _Child(os.getpid(), cgroup, rlimits, limits.cpu_s, cores.for_bot(limits.cpus))
         if lease is not None and socket_path is not None:
             _give_socket(socket_path, lease.uid)
         if lease is not None and writable is not None:

@@ -14,6 +14,8 @@ import sys
 import uuid
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 MAIN = """\
@@ -79,3 +81,36 @@ def test_a_ladder_file_refused_after_the_workers_started_leaves_its_errors_alone
     assert len(lines) == 2 and all(line.startswith("arena: error: ") for line in lines), lines
     assert all("/nonexistent/bot: no such file" in line for line in lines)
     assert _marked(mark) == []
+
+
+PLACED = """\
+import os, sys
+if __name__ == "__main__":
+    from arena.ladder.executor import LocalExecutor
+    cores = len(os.sched_getaffinity(0))
+    for workers, pin in ((cores, None), (1, True), (1, None), (cores + 1, True), (cores, False)):
+        with LocalExecutor(workers, pin) as executor:
+            print(*(" ".join(map(str, sorted(os.sched_getaffinity(pid))))
+                    for pid in executor.worker_pids()), sep=",")
+"""
+
+
+def test_workers_that_take_every_core_run_on_one_each(tmp_path: Path) -> None:
+    """Workers that take every core are each pinned to a core of their own (their bots inherit
+    it: tests/sandbox/test_cores.py); fewer only with ``--pin``; more than the cores, or
+    ``--no-pin``, are left to the kernel."""
+    usable = sorted(os.sched_getaffinity(0))
+    if len(usable) < 2:
+        pytest.skip("one core here: nothing to pin apart")
+    script = tmp_path / "runner.py"
+    script.write_text(PLACED)
+    out = subprocess.run(
+        [sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=120,
+        check=True,
+    ).stdout.splitlines()  # fmt: skip
+    every = " ".join(map(str, usable))
+    assert out[0] == ",".join(map(str, usable)), out  # one core each, in order
+    assert out[1] == str(usable[0]), out  # --pin
+    assert out[2] == every, out  # fewer workers than cores, by default
+    assert set(out[3].split(",")) == {every}, out  # more workers than cores
+    assert set(out[4].split(",")) == {every}, out  # --no-pin
