@@ -144,7 +144,7 @@ def on_core(pinned: bool = True) -> Iterator[None]:
     """This process, and the bots it starts meanwhile, on the core a ladder's first worker
     takes (``pinned``), or wherever the kernel places them."""
     before = os.sched_getaffinity(0)
-    core = assign(1, usable())[0]
+    core = assign(1, usable(), pin=True)[0]
     if pinned and core is not None:
         os.sched_setaffinity(0, {core})
     try:
