@@ -28,6 +28,8 @@ _DENIED = (
     "open_by_handle_at", "name_to_handle_at", "fsopen", "fsmount", "fsconfig", "fspick",
     "move_mount", "open_tree", "acct", "syslog", "quotactl", "iopl", "ioperm", "vhangup",
     "settimeofday", "clock_settime", "adjtimex", "lookup_dcookie",
+    # a bot stays on the cores it was started on (cores.py), away from other matches' cores
+    "sched_setaffinity",
 )  # fmt: skip
 
 # clone() with any namespace flag is refused; clone3() passes its flags in memory a filter

@@ -1,13 +1,13 @@
-"""Cores (``arena.sandbox.cores``): a worker pinned to a core starts its bots on that core, and a
-bot allowed more than one core on every core the worker could use before; real bots at each
-level that runs here, started from a real pinned process."""
+"""Cores (``arena.sandbox.cores``): a worker pinned to a core starts its bots on that core, a
+bot allowed more than one core on every core the worker could use before, and no confined bot
+can move itself to other cores (where other matches play). Real bots at each level that runs
+here, started from a real pinned process."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,8 +16,8 @@ from arena.sandbox import cores
 
 from .conftest import ROOT, need, python_for
 
-# Pins itself to the core argv[1], then starts a bot at level argv[2] allowed 1 core, then one
-# allowed 2: each prints the cores it may run on.
+# Pins itself to the core argv[1], then starts each bot argv[5:] ("script cpus") at level
+# argv[2] and prints its log.
 PINNED_WORKER = """\
 import sys
 from pathlib import Path
@@ -25,17 +25,18 @@ from arena import sandbox
 from arena.sandbox import cores
 core, level, python, folder = int(sys.argv[1]), sys.argv[2], sys.argv[3], Path(sys.argv[4])
 cores.pin(core)
-for cpus in (1, 2):
-    log = folder / f"{cpus}.log"
+for bot in sys.argv[5:]:
+    script, cpus = bot.split()
+    log = folder / f"{script}-{cpus}.log"
     proc = sandbox.launch(
-        [python, "where.py"], cwd=folder, env=sandbox.bot_environment({}), log_path=log,
-        limits=sandbox.SandboxLimits(cpus=cpus), level=level,
+        [python, script], cwd=folder, env=sandbox.bot_environment({}), log_path=log,
+        limits=sandbox.SandboxLimits(cpus=int(cpus)), level=level,
     )
     try:
         proc.exited_within(30)
     finally:
         proc.kill()
-    print(cpus, log.read_text().strip())
+    print(log.read_text().strip().replace("\\n", "; "))
 """
 WHERE = "import os\nprint(*sorted(os.sched_getaffinity(0)))\n"
 
@@ -49,25 +50,33 @@ def test_workers_get_a_core_each_when_they_take_all_or_are_asked_to() -> None:
     assert cores.assign(1, (5, 7), pin=True) == [5]  # numbered as the machine numbers them
 
 
+def _pinned_worker(level: str, core: int, folder: Path, *bots: str) -> list[str]:
+    """The logs of ``bots`` ("script cpus") started by a process pinned to ``core``."""
+    out = subprocess.run(
+        [sys.executable, "-c", PINNED_WORKER, str(core), level, python_for(level), str(folder),
+         *bots],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    assert os.sched_getaffinity(0) == set(cores.usable())  # this process was left alone
+    return out
+
+
 @pytest.mark.parametrize("level", ["bwrap", "uid", "rlimits"])
-def test_bots_run_on_their_workers_core_unless_allowed_more(level: str) -> None:
+def test_bots_run_on_their_workers_core_unless_allowed_more(level: str, bots: Path) -> None:
     need(level)
     usable = cores.usable()
     if len(usable) < 2:
         pytest.skip("one core here: nothing to pin apart")
-    folder = Path(tempfile.mkdtemp(prefix="arena-cores-"))
-    folder.chmod(0o755)  # bot uids must reach it at the uid level
-    (folder / "where.py").write_text(WHERE)
-    core = usable[-1]
-    try:
-        out = subprocess.run(
-            [sys.executable, "-c", PINNED_WORKER, str(core), level, python_for(level), str(folder)],
-            cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
-        ).stdout.splitlines()  # fmt: skip
-    finally:
-        for path in folder.iterdir():
-            path.unlink()
-        folder.rmdir()
-    allowed = " ".join(map(str, usable))
-    assert out == [f"1 {core}", f"2 {allowed}"], out
-    assert os.sched_getaffinity(0) == set(usable)  # the test's own process was left alone
+    (bots / "where.py").write_text(WHERE)
+    out = _pinned_worker(level, usable[-1], bots, "where.py 1", "where.py 2")
+    assert out == [str(usable[-1]), " ".join(map(str, usable))], out
+
+
+@pytest.mark.parametrize("level", ["bwrap", "uid"])
+def test_a_confined_bot_cannot_move_to_other_cores(level: str, bots: Path) -> None:
+    need(level)
+    usable = cores.usable()
+    if len(usable) < 2:
+        pytest.skip("one core here: nothing to move to")
+    [log] = _pinned_worker(level, usable[0], bots, "core_hop.py 1")
+    assert log == f"ATTACK widen: EPERM; ATTACK cores: {usable[0]}", log
