@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from arena import sandbox
 from arena.sandbox import cores
 
 from .conftest import ROOT, need, python_for
@@ -80,3 +81,36 @@ def test_a_confined_bot_cannot_move_to_other_cores(level: str, bots: Path) -> No
         pytest.skip("one core here: nothing to move to")
     [log] = _pinned_worker(level, usable[0], bots, "core_hop.py 1")
     assert log == f"ATTACK widen: EPERM; ATTACK cores: {usable[0]}", log
+
+
+# Pins itself to the core argv[1], then plays a match between argv[2] (the hostile bot's
+# command) and an honest random bot argv[3] on short clocks; prints each seat's status.
+PINNED_MATCH = """\
+import sys
+from arena.games import load_game
+from arena.match.bots import parse_bot
+from arena.match.referee import play_match
+from arena.match.results import Limits
+from arena.sandbox import cores
+cores.pin(int(sys.argv[1]))
+bots = [parse_bot(f"hostile={sys.argv[2]}"), parse_bot(f"honest={sys.argv[3]}")]
+limits = Limits(init_ms=20000, move_ms=200)
+result = play_match(load_game("happy_mochi"), bots, seed=1, options={"max_rounds": 1},
+                    limits=limits)
+print(result.void, *(seat.status for seat in result.seats))
+"""
+
+
+def test_a_bot_burning_its_matchs_core_slows_only_itself(bots: Path) -> None:
+    """Seats of a pinned match share its core: a seat that burns it while the other thinks takes
+    half of it, and the other seat's clock charges it only its own time (no timeout, no void)."""
+    level = sandbox.probe().level
+    python = python_for(level)
+    if python != sys.executable:
+        pytest.skip(f"at level {level}, Python bots need an interpreter bot uids can reach")
+    out = subprocess.run(
+        [sys.executable, "-c", PINNED_MATCH, str(cores.usable()[0]),
+         f"{python} {bots}/cpu_burner.py", f"{python} {bots}/random_bot.py"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
+    ).stdout.split()  # fmt: skip
+    assert out == ["None", "ok", "ok"], out
