@@ -10,7 +10,6 @@ exits 4, and what was stored before is safe.
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import signal
@@ -49,6 +48,7 @@ from arena.ladder.store import (
     storage_error,
 )
 from arena.report import tables as report
+from arena.sandbox import cores
 
 ladder_app = App(help="Run ladders (round-robin, gauntlet) and read their tables.")
 
@@ -58,7 +58,8 @@ FormatOpt = Annotated[
     typer.Option("--format", "-f", metavar="FORMAT", help=f"Output: {', '.join(report.FORMATS)}."),
 ]
 WorkersOpt = Annotated[
-    int | None, typer.Option(min=1, help="Local worker processes [default: CPU count].")
+    int | None,
+    typer.Option(min=1, help="Local worker processes [default: the cores Arena may use]."),
 ]
 ClusterOpt = Annotated[
     str | None,
@@ -311,7 +312,7 @@ def run(
     command resumes. With --follow (a ladder file with a [follow] table) it plays on until
     stopped, one duplicate set at a time, re-reading the file and the registry before each.
     """
-    count = workers or os.cpu_count() or 1
+    count = workers or len(cores.usable())
     # local workers start first: they import while the file is read and its bots checked
     local = LocalExecutor(count, pin) if cluster is None else None
     try:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import signal
 import sys
 import time
@@ -41,6 +40,7 @@ from arena.ladder.loop import HostFailure
 from arena.ladder.ratings import ScoreOutOfRange, check_scores
 from arena.ladder.stats import OutOfRange, SprtSettings, SprtState, difference_bounds
 from arena.ladder.store import StorageError, Store, StoreError
+from arena.sandbox import cores
 
 LINE_EVERY_S = 5.0
 
@@ -172,7 +172,7 @@ def test_command(
     label = f"test {a} vs {b}"
     try:
         with (
-            _executor(workers or os.cpu_count() or 1, cluster, pin) as executor,
+            _executor(workers or len(cores.usable()), cluster, pin) as executor,
             _progress(label, max_sets, mode) as progress,
         ):
             outcome = sprt.play_until_decided(cfg, a, b, settings, max_sets, executor, progress)
