@@ -101,9 +101,10 @@ print(result.void, *(seat.status for seat in result.seats))
 """
 
 
-def test_a_bot_burning_its_matchs_core_slows_only_itself(bots: Path) -> None:
+def test_a_bot_burning_its_matchs_core_costs_the_other_seat_no_clock_time(bots: Path) -> None:
     """Seats of a pinned match share its core: a seat that burns it while the other thinks takes
-    half of it, and the other seat's clock charges it only its own time (no timeout, no void)."""
+    a share of it, and the other seat's clock does not charge it the waits (no timeout, no
+    void)."""
     level = sandbox.probe().level
     python = python_for(level)
     if python != sys.executable:
