@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from arena.match.bots import BotSpec
 from arena.match.faults import FaultPolicy
 from arena.match.results import Limits, is_host_void, is_load_void
-from arena.sandbox import SandboxLimits
+from arena.sandbox import SandboxLimits, choose
 
 if TYPE_CHECKING:  # a worker imports this module: not the runner's parser and scheduler
     from arena.ladder.config import LadderConfig
@@ -33,7 +33,9 @@ class MatchJob:
     options: dict[str, Any]
     limits: Limits
     sandbox_limits: SandboxLimits
-    sandbox: str | None  # a level name, or None for the strongest available
+    # The level the runner settled on: the ladder's, else the strongest the runner has. A
+    # worker that cannot give it voids the match (``host:``), never falls to a weaker one.
+    sandbox: str
     policy: FaultPolicy
     bots: tuple[BotSpec, ...]  # in seat order
     replay: Path | None
@@ -55,7 +57,7 @@ class MatchJob:
             options=cfg.options,
             limits=cfg.limits,
             sandbox_limits=cfg.sandbox_limits,
-            sandbox=cfg.sandbox,
+            sandbox=cfg.sandbox or choose(None),
             policy=cfg.policy,
             bots=tuple(bots[n] for n in spec.bots),
             replay=cfg.replays / f"{spec.match_id}.json.gz" if cfg.replays else None,

@@ -112,7 +112,7 @@ def stored_count(db: Path) -> int:
 
 def bare_job(match_id: str) -> MatchJob:
     """A job that only its id tells apart, for executors that play nothing."""
-    return MatchJob(match_id, "happy_mochi", 1, {}, Limits(), SandboxLimits(), None,
+    return MatchJob(match_id, "happy_mochi", 1, {}, Limits(), SandboxLimits(), "rlimits",
                     FaultPolicy(), (), None, 0)  # fmt: skip
 
 

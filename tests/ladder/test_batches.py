@@ -35,6 +35,8 @@ from arena.ladder.executor import (
     Job,
     LocalExecutor,
     _recent,
+    kept_bots,
+    run_match,
 )
 from arena.ladder.jobs import MatchJob, Returned
 from arena.ladder.loop import HostFailure
@@ -150,6 +152,31 @@ def test_a_job_handed_out_after_a_worker_died_goes_to_a_fresh_pool(tmp_path: Pat
     assert [r.result["seats"][0]["status"] for r in played if r.result] == ["ok", "ok"]
     assert first.result["worker"] not in {r.result["worker"] for r in played if r.result}
     assert len(voids) == 5 and all(v.worker_died for v in voids)
+
+
+def test_jobs_carry_the_runners_level_and_a_worker_without_it_voids_the_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ``auto`` ladder's jobs name the level the runner settled on. A worker that cannot give
+    it (here bwrap is not on its PATH) voids the match as the host's: it never plays it at a
+    weaker level."""
+    cfg = load_ladder(write_ladder(tmp_path, rounds=1))
+    job = MatchJob.of(cfg, ladder.schedule_of(cfg)[0], bytes(32))
+    assert cfg.sandbox is None and job.sandbox == sandbox.choose(None)
+    if job.sandbox != "bwrap":
+        pytest.skip(f"the strongest level here is {job.sandbox}, not bwrap")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    sandbox.probe.cache_clear()  # this worker probes anew, with no bwrap to find
+    try:
+        returned = run_match(job.as_dict())
+    finally:
+        sandbox.probe.cache_clear()
+        kept_bots().close()  # a worker's pool, made here by this test: its folder goes too
+        kept_bots.cache_clear()
+    assert returned.result is None and returned.host_void, returned
+    assert "sandbox level 'bwrap' is not available here: bwrap: not installed" in str(
+        returned.void
+    ), returned
 
 
 def test_a_host_failure_stops_its_batch_and_the_rest_is_not_counted(
