@@ -25,6 +25,7 @@ from .paths import ETC_FILES, TOP_LINKS
 
 SETPRIV = "/usr/bin/setpriv"
 NOBODY = 65534  # the probe's throw-away sandbox needs no leased uid
+CHECK_TRIES = 2  # test sandboxes the probe starts before it says bwrap does not work here
 _NAMESPACES_AS_ROOT = (
     "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 )  # fmt: skip
@@ -35,21 +36,27 @@ def binary() -> str | None:
 
 
 def check() -> str:
-    """Empty if bwrap can start a program in the sandbox this module builds, else why not."""
+    """Empty if bwrap can start a program in the sandbox this module builds, else why not.
+    A test sandbox that fails is tried once more: a process probes once for its whole life,
+    and a moment's failure (a loaded machine) must not leave it without its strongest level."""
     exe = binary()
     if exe is None:
         return "bwrap: not installed"
     if os.geteuid() == 0 and not os.access(SETPRIV, os.X_OK):
         return f"bwrap: {SETPRIV} missing (util-linux), needed to drop to the bot's uid"
     argv = command(["/usr/bin/true"], cwd=Path("/"), binds=[], socket=None, uid=NOBODY)
-    try:
-        done = subprocess.run(argv, capture_output=True, timeout=10, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"bwrap: cannot run ({exc})"
-    if done.returncode != 0:
+    why = ""
+    for _ in range(CHECK_TRIES):
+        try:
+            done = subprocess.run(argv, capture_output=True, timeout=10, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            why = f"bwrap: cannot run ({exc})"
+            continue
+        if done.returncode == 0:
+            return ""
         first = done.stderr.decode(errors="replace").strip().splitlines() or ["no message"]
-        return f"bwrap: test sandbox failed ({first[0]})"
-    return ""
+        why = f"bwrap: test sandbox failed ({first[0]})"
+    return why
 
 
 def _base() -> list[str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena import sandbox
-from arena.sandbox import HostError, SandboxError, cgroups, host, seccomp, workdirs
+from arena.sandbox import HostError, SandboxError, bwrap, cgroups, host, seccomp, workdirs
 from tests.broken_hosts import ROOT, private_python, run_cli, taken_uids
 from tests.procs import leftovers
 
@@ -60,6 +60,40 @@ def test_automatic_choice_never_falls_to_unsandboxed(
     assert sandbox.choose("rlimits") == "rlimits"  # only when asked for by name
     monkeypatch.setenv("ARENA_SANDBOX", "rlimits")
     assert sandbox.choose(None) == "rlimits"
+
+
+# A bwrap that fails its first $FAILS runs (as bwrap does when it cannot make a namespace),
+# then is the real one.
+FLAKY_BWRAP = """#!/bin/sh
+n=$(cat "$COUNT" 2>/dev/null || echo 0)
+echo $((n + 1)) > "$COUNT"
+if [ "$n" -lt "$FAILS" ]; then
+    echo "bwrap: Creating new namespace failed: simulated" >&2
+    exit 1
+fi
+exec {real} "$@"
+"""
+
+
+@pytest.mark.parametrize("fails", [1, 2])
+def test_a_bwrap_that_fails_once_is_tried_again_before_the_probe_gives_it_up(
+    fails: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_probe: None
+) -> None:
+    need("bwrap")
+    real = bwrap.binary()
+    fake = tmp_path / "bwrap"
+    fake.write_text(FLAKY_BWRAP.format(real=real))
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    monkeypatch.setenv("COUNT", str(tmp_path / "count"))
+    monkeypatch.setenv("FAILS", str(fails))
+    sandbox.probe.cache_clear()  # need() probed with the real one
+    if fails == 1:  # a moment's failure: the level stays
+        assert sandbox.probe().level == "bwrap"
+    else:
+        reason = "bwrap: test sandbox failed (bwrap: Creating new namespace failed: simulated)"
+        assert sandbox.probe().layers["bwrap"].reason == reason
+    assert (tmp_path / "count").read_text().strip() == "2"
 
 
 def test_a_seccomp_library_that_does_not_load_stops_play_and_probe(tmp_path: Path) -> None:
